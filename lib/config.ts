@@ -1,0 +1,521 @@
+/**
+ * `bugbout.toml`: the schema, its defaults, and errors a person can act on.
+ *
+ * Requires `--allow-read` (the config file, the repository) and `--allow-env`.
+ *
+ * @module
+ */
+
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { z } from "zod";
+import type { AdapterDefinition, AgentSpec } from "../adapters/agent.ts";
+import { builtinAdapters } from "../adapters/mod.ts";
+import { ConfigError } from "./errors.ts";
+import { closest } from "./suggest.ts";
+
+/** The judge's policies. */
+export const POLICIES = ["majority", "unanimous", "strict", "cross-vendor"] as const;
+/** A judge policy. */
+export type Policy = typeof POLICIES[number];
+/** Sandbox settings. */
+export const SANDBOXES = ["auto", "bubblewrap", "seatbelt", "none"] as const;
+/** Examiner assignments. */
+export const ASSIGNMENTS = ["reproduce", "specify"] as const;
+
+const stringMap = z.record(z.string(), z.string());
+
+const projectSchema = z.strictObject({
+  source: z.string().min(1, "must not be empty"),
+  tests: z.string().min(1).default("tests"),
+  repository: z.string().min(1).default("."),
+  github: z.string().regex(/^[\w.-]+\/[\w.-]+$/, "must look like owner/name").optional(),
+  "github-api": z.url({ message: "must be a URL such as https://api.github.com" }).default(
+    "https://api.github.com",
+  ),
+  python: z.string().regex(/^\d+(\.\d+){0,2}$/, "must be a version such as 3.11").optional(),
+  "test-dependencies": z.array(z.string()).default(["pytest"]),
+  "pytest-args": z.array(z.string()).default([]),
+  env: stringMap.default({}),
+  "install-project": z.boolean().default(true),
+  interpreter: z.string().min(1).optional(),
+});
+
+const dateLike = z.union([z.date(), z.string()]).transform((value, ctx) => {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) {
+    ctx.addIssue({ code: "custom", message: `must be a date such as "2023-01-01"` });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const tasksSchema = z.strictObject({
+  since: dateLike.optional(),
+  limit: z.int().positive().default(20),
+  "max-source-files": z.int().positive().default(2),
+  reruns: z.int().min(2, "must be at least 2: unstable tests are found by repeating runs")
+    .default(2),
+});
+
+const runSchema = z.strictObject({
+  sandbox: z.enum(SANDBOXES).default("auto"),
+  timeout: z.number().positive().default(1800),
+  quotas: z.record(z.string(), z.int().positive()).default({}),
+  jobs: z.int().positive().optional(),
+  "test-timeout": z.number().positive().default(600),
+  "test-memory": z.int().positive().default(4096),
+});
+
+const judgeSchema = z.strictObject({
+  policy: z.enum(POLICIES).default("majority"),
+  "run-suite": z.boolean().default(true),
+});
+
+const agentTable = z.record(z.string(), z.unknown());
+
+const fileSchema = z.strictObject({
+  project: projectSchema,
+  tasks: tasksSchema.default(tasksSchema.parse({})),
+  run: runSchema.default(runSchema.parse({})),
+  judge: judgeSchema.default(judgeSchema.parse({})),
+  contestants: z.array(agentTable).default([]),
+  examiners: z.array(agentTable).default([]),
+});
+
+const COMMON_AGENT_KEYS = ["agent", "model", "name", "vendor", "quota"] as const;
+
+/** One contestant or examiner, validated, with its adapter. */
+export interface AgentEntry extends AgentSpec {
+  /** The adapter that makes the agent. */
+  adapter: AdapterDefinition;
+  /** `contestant` or `examiner`. */
+  role: "contestant" | "examiner";
+  /** For examiners: what kind of tests to write. */
+  assignment?: typeof ASSIGNMENTS[number];
+}
+
+/** A loaded, validated `bugbout.toml`. Keys are camelCase here. */
+export interface Config {
+  /** Absolute path of the file. */
+  file: string;
+  /** The directory holding it; `.bugbout/` lives here. */
+  root: string;
+  /** `[project]`. */
+  project: {
+    source: string;
+    tests: string;
+    /** Absolute path of a local repository, or a git URL. */
+    repository: string;
+    /** True when `repository` is a URL to clone. */
+    remote: boolean;
+    github?: string;
+    githubApi: string;
+    python?: string;
+    testDependencies: string[];
+    pytestArgs: string[];
+    env: Record<string, string>;
+    installProject: boolean;
+    interpreter?: string;
+  };
+  /** `[tasks]`. */
+  tasks: { since?: Date; limit: number; maxSourceFiles: number; reruns: number };
+  /** `[run]`. */
+  run: {
+    sandbox: typeof SANDBOXES[number];
+    timeout: number;
+    quotas: Record<string, number>;
+    jobs: number;
+    testTimeout: number;
+    testMemory: number;
+  };
+  /** `[judge]`. */
+  judge: { policy: Policy; runSuite: boolean };
+  /** `[[contestants]]`. */
+  contestants: AgentEntry[];
+  /** `[[examiners]]`. */
+  examiners: AgentEntry[];
+}
+
+/** True when `repository` names something to clone rather than a local path. */
+export function isRemoteRepository(repository: string): boolean {
+  return /^(https?|ssh|git|file):\/\//.test(repository) || /^[\w.-]+@[\w.-]+:/.test(repository);
+}
+
+/** Guess who made a model from its name (LiteLLM prefixes such as `ollama/` are skipped). */
+export function guessVendor(model: string | undefined, fallback = "unknown"): string {
+  if (!model) return fallback;
+  const name = model.toLowerCase().split("/").pop()!;
+  const rules: [RegExp, string][] = [
+    [/^(gpt|o\d|codex|chatgpt|davinci|text-embedding)|codex/, "openai"],
+    [/claude|sonnet|opus|haiku/, "anthropic"],
+    [/gemini|gemma/, "google"],
+    [/qwen|qwq/, "alibaba"],
+    [/llama/, "meta"],
+    [/mistral|mixtral|codestral|devstral|magistral/, "mistral"],
+    [/deepseek/, "deepseek"],
+    [/grok/, "xai"],
+    [/kimi|moonshot/, "moonshot"],
+    [/glm|chatglm/, "zhipu"],
+    [/phi-?\d/, "microsoft"],
+    [/command-r|cohere/, "cohere"],
+  ];
+  for (const [pattern, vendor] of rules) if (pattern.test(name)) return vendor;
+  return fallback;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array (${JSON.stringify(value).slice(0, 40)})`;
+  if (value instanceof Date) return `a date (${value.toISOString().slice(0, 10)})`;
+  if (typeof value === "object") return "a table";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  return `the ${typeof value} ${String(value)}`;
+}
+
+function expectedType(expected: string): string {
+  const words: Record<string, string> = {
+    number: "a number",
+    int: "an integer",
+    string: "a string",
+    boolean: "true or false",
+    array: "an array",
+    object: "a table",
+    record: "a table",
+    date: "a date",
+  };
+  return words[expected] ?? expected;
+}
+
+function tableName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "the top level";
+  const [head, index] = path;
+  if ((head === "contestants" || head === "examiners") && typeof index === "number") {
+    return `[[${head}]] entry ${index + 1}`;
+  }
+  return `[${path.filter((p) => typeof p === "string").join(".")}]`;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let at: unknown = data;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: z.ZodType | undefined = schema;
+  for (const key of path) {
+    at = unwrap(at);
+    if (at instanceof z.ZodObject) at = at.shape[key as string];
+    else return [];
+  }
+  at = unwrap(at);
+  return at instanceof z.ZodObject ? Object.keys(at.shape) : [];
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let at = schema;
+  while (at instanceof z.ZodDefault || at instanceof z.ZodOptional) {
+    at = at.unwrap() as z.ZodType;
+  }
+  return at;
+}
+
+/** Turn zod issues on `data` into one message per problem, in words a person can act on. */
+function explain(
+  file: string,
+  data: unknown,
+  schema: z.ZodType,
+  issues: z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[] = [],
+): string[] {
+  return issues.map((issue) => {
+    const path = [...prefix, ...issue.path];
+    const where = tableName(path.slice(0, -1));
+    const key = String(path[path.length - 1] ?? "");
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((k) => {
+        const hint = closest(k, knownKeys(schema, issue.path));
+        return `${file}: unknown key "${k}" in ${tableName(path)}` +
+          (hint ? `; did you mean "${hint}"?` : ".");
+      }).join("\n");
+    }
+    const value = valueAt(data, path);
+    if (issue.code === "invalid_type") {
+      if (value === undefined) return `${file}: ${where} is missing the required key "${key}".`;
+      return `${file}: ${where} ${key}: expected ${expectedType(issue.expected)}, found ${
+        describeValue(value)
+      }.`;
+    }
+    if (issue.code === "invalid_value") {
+      const options = issue.values.map((v) => JSON.stringify(v)).join(", ");
+      return `${file}: ${where} ${key}: expected one of ${options}, found ${describeValue(value)}.`;
+    }
+    return `${file}: ${where} ${key}: ${issue.message} (found ${describeValue(value)}).`;
+  });
+}
+
+/** Read the adapter named by `agent` (a built-in type or a module specifier). */
+async function findAdapter(
+  type: string,
+  root: string,
+  adapters: Record<string, AdapterDefinition>,
+): Promise<AdapterDefinition | undefined> {
+  if (adapters[type]) return adapters[type];
+  const isModule = /^(\.{0,2}\/|npm:|file:|https?:)/.test(type) || /\.[mc]?[jt]s$/.test(type);
+  if (!isModule) return undefined;
+  const specifier = /^\.{0,2}\//.test(type)
+    ? new URL(`file://${isAbsolute(type) ? type : resolve(root, type)}`).href
+    : type;
+  try {
+    const module = await import(specifier);
+    const definition = (module.default ?? module.adapter) as AdapterDefinition | undefined;
+    if (!definition || typeof definition.create !== "function" || !definition.options) {
+      throw new Error("it does not export an adapter definition as `default` or `adapter`");
+    }
+    return definition;
+  } catch (error) {
+    throw new ConfigError(`Cannot load the agent adapter ${type}: ${(error as Error).message}`);
+  }
+}
+
+async function agentEntry(
+  file: string,
+  raw: Record<string, unknown>,
+  index: number,
+  role: "contestant" | "examiner",
+  root: string,
+  adapters: Record<string, AdapterDefinition>,
+): Promise<AgentEntry> {
+  const table = role === "contestant" ? "contestants" : "examiners";
+  const where = `[[${table}]] entry ${index + 1}`;
+  const type = raw.agent;
+  if (typeof type !== "string" || !type) {
+    throw new ConfigError(`${file}: ${where} has no "agent" key.`, {
+      hint: `Set agent to one of: ${Object.keys(adapters).join(", ")}.`,
+    });
+  }
+  const adapter = await findAdapter(type, root, adapters);
+  if (!adapter) {
+    const hint = closest(type, Object.keys(adapters));
+    throw new ConfigError(
+      `${file}: ${where}: unknown agent type "${type}"` + (hint ? `; did you mean "${hint}"?` : "."),
+      { hint: `Known agent types: ${Object.keys(adapters).join(", ")}.` },
+    );
+  }
+  const common = z.strictObject({
+    agent: z.string(),
+    model: z.string().min(1).optional(),
+    name: z.string().min(1).regex(/^[^\s]+$/, "must not contain spaces").optional(),
+    vendor: z.string().min(1).optional(),
+    quota: z.string().min(1).optional(),
+    ...(role === "examiner" ? { assignment: z.enum(ASSIGNMENTS).default("reproduce") } : {}),
+  });
+  const commonKeys: string[] = [...COMMON_AGENT_KEYS, ...(role === "examiner" ? ["assignment"] : [])];
+  const commonPart: Record<string, unknown> = {};
+  const optionPart: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    (commonKeys.includes(key) ? commonPart : optionPart)[key] = value;
+  }
+  const parsedCommon = common.safeParse(commonPart);
+  if (!parsedCommon.success) {
+    throw new ConfigError(
+      explain(file, raw, common, parsedCommon.error.issues).map((m) =>
+        m.replace("the top level", where)
+      ).join("\n"),
+    );
+  }
+  const parsedOptions = adapter.options.safeParse(optionPart);
+  if (!parsedOptions.success) {
+    const known = [...commonKeys, ...knownKeys(adapter.options, [])];
+    const messages = parsedOptions.error.issues.map((issue) => {
+      if (issue.code === "unrecognized_keys") {
+        return issue.keys.map((k) => {
+          const hint = closest(k, known);
+          return `${file}: ${where} (${type}): unknown key "${k}"` +
+            (hint ? `; did you mean "${hint}"?` : ".") +
+            ` Options of ${type}: ${knownKeys(adapter.options, []).join(", ") || "none"}.`;
+        }).join("\n");
+      }
+      return explain(file, optionPart, adapter.options, [issue])[0].replace("the top level", where);
+    });
+    throw new ConfigError(messages.join("\n"));
+  }
+  const c = parsedCommon.data as z.infer<typeof common> & { assignment?: "reproduce" | "specify" };
+  if (adapter.requiresModel && !c.model) {
+    throw new ConfigError(`${file}: ${where} (${type}) needs a "model".`, {
+      hint: type === "mini-swe-agent" ? `For example model = "openai/gpt-5.1".` : undefined,
+    });
+  }
+  if (adapter.requiresName && !c.name) {
+    throw new ConfigError(`${file}: ${where} (${type}) needs a "name" for the report.`);
+  }
+  const baseName = type.includes("/") || type.includes(".") ? (adapter.type ?? type) : type;
+  return {
+    type,
+    name: c.name ?? (c.model ? `${baseName}/${c.model}` : baseName),
+    model: c.model,
+    vendor: c.vendor ?? guessVendor(c.model, adapter.defaultVendor ?? "unknown"),
+    quota: c.quota ?? baseName,
+    options: parsedOptions.data as Record<string, unknown>,
+    adapter,
+    role,
+    assignment: role === "examiner" ? c.assignment ?? "reproduce" : undefined,
+  };
+}
+
+/** Options for {@linkcode parseConfig} and {@linkcode loadConfig}. */
+export interface LoadOptions {
+  /** Adapters by type; defaults to the built-in ones. */
+  adapters?: Record<string, AdapterDefinition>;
+  /** Skip checking that the repository and source directory exist. */
+  skipPathChecks?: boolean;
+}
+
+/** Parse and validate the text of a `bugbout.toml` located at `file`. */
+export async function parseConfig(
+  text: string,
+  file: string,
+  options: LoadOptions = {},
+): Promise<Config> {
+  const adapters = options.adapters ?? builtinAdapters;
+  const absolute = resolve(file);
+  const root = dirname(absolute);
+  const label = file;
+  let data: Record<string, unknown>;
+  try {
+    data = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+      throw new ConfigError(`${label}:${error.line}:${error.column}: invalid TOML: ${first}`, {
+        hint: "Fix the syntax at that line and column (strings need quotes; tables are [name]).",
+      });
+    }
+    throw error;
+  }
+  if (!data.project || typeof data.project !== "object" || !("source" in data.project)) {
+    throw new ConfigError(`${label}: [project] source is missing.`, {
+      hint:
+        `Set it to the package directory relative to the repository, e.g. source = "src/mypkg" ` +
+        `(bugbout init writes it for you).`,
+    });
+  }
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new ConfigError(explain(label, data, fileSchema, parsed.error.issues).join("\n"));
+  }
+  const f = parsed.data;
+  const remote = isRemoteRepository(f.project.repository);
+  const repository = remote ? f.project.repository : resolve(root, f.project.repository);
+  const agents: AgentEntry[] = [];
+  for (const [i, raw] of f.contestants.entries()) {
+    agents.push(await agentEntry(label, raw, i, "contestant", root, adapters));
+  }
+  for (const [i, raw] of f.examiners.entries()) {
+    agents.push(await agentEntry(label, raw, i, "examiner", root, adapters));
+  }
+  const seen = new Map<string, AgentEntry>();
+  for (const agent of agents) {
+    const before = seen.get(agent.name);
+    if (before) {
+      throw new ConfigError(
+        `${label}: two agents are named "${agent.name}" (a ${before.role} and a ${agent.role}).`,
+        { hint: `Give one of them a different name = "..." so reports can tell them apart.` },
+      );
+    }
+    seen.set(agent.name, agent);
+  }
+  const config: Config = {
+    file: absolute,
+    root,
+    project: {
+      source: f.project.source.replace(/\/+$/, ""),
+      tests: f.project.tests.replace(/\/+$/, ""),
+      repository,
+      remote,
+      github: f.project.github,
+      githubApi: f.project["github-api"].replace(/\/+$/, ""),
+      python: f.project.python,
+      testDependencies: f.project["test-dependencies"],
+      pytestArgs: f.project["pytest-args"],
+      env: f.project.env,
+      installProject: f.project["install-project"],
+      interpreter: f.project.interpreter,
+    },
+    tasks: {
+      since: f.tasks.since,
+      limit: f.tasks.limit,
+      maxSourceFiles: f.tasks["max-source-files"],
+      reruns: f.tasks.reruns,
+    },
+    run: {
+      sandbox: f.run.sandbox,
+      timeout: f.run.timeout,
+      quotas: f.run.quotas,
+      jobs: f.run.jobs ?? navigator.hardwareConcurrency ?? 2,
+      testTimeout: f.run["test-timeout"],
+      testMemory: f.run["test-memory"],
+    },
+    judge: { policy: f.judge.policy, runSuite: f.judge["run-suite"] },
+    contestants: agents.filter((a) => a.role === "contestant"),
+    examiners: agents.filter((a) => a.role === "examiner"),
+  };
+  if (!options.skipPathChecks && !remote) await checkPaths(config, label);
+  return config;
+}
+
+/** Check that the local repository and the source directory exist. */
+export async function checkPaths(config: Config, label = config.file): Promise<void> {
+  const repo = config.project.repository;
+  if (!(await isDirectory(repo))) {
+    throw new ConfigError(`${label}: [project] repository: ${repo} is not a directory.`, {
+      hint: `Set repository to the path of a git repository (relative to ${config.root}) or a git URL.`,
+    });
+  }
+  const source = join(repo, config.project.source);
+  if (!(await isDirectory(source)) && !(await isFile(`${source}.py`)) && !(await isFile(source))) {
+    throw new ConfigError(
+      `${label}: [project] source: expected the package directory ${source} to exist.`,
+      { hint: `Set source to the package directory relative to ${repo}, e.g. "src/mypkg".` },
+    );
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Find and load `bugbout.toml` from `dir` (or a path to the file itself). */
+export async function loadConfig(path = ".", options: LoadOptions = {}): Promise<Config> {
+  let file = resolve(path);
+  if (await isDirectory(file)) file = join(file, "bugbout.toml");
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ConfigError(`No bugbout.toml in ${dirname(file)}.`, {
+        hint: "Run `bugbout init` in your repository to write one.",
+      });
+    }
+    throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  return parseConfig(text, file, options);
+}

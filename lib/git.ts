@@ -1,0 +1,118 @@
+/**
+ * Thin helpers over the `git` program, with a fixed environment so output does not depend on the
+ * user's git configuration (diff prefixes, colours, locale, time zone).
+ *
+ * Requires `--allow-run=git`.
+ *
+ * @module
+ */
+
+import { BugboutError } from "./errors.ts";
+import { lines, output, run, type RunOptions } from "./proc.ts";
+
+/** Options for a git call. */
+export interface GitOptions extends Omit<RunOptions, "env" | "clearEnv"> {
+  /** Let the user's global configuration apply (credentials for a clone, say). */
+  userConfig?: boolean;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+/** The environment every git call gets. */
+export function gitEnv(userConfig = false, extra: Record<string, string> = {}): Record<string, string> {
+  const keep = ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND"];
+  const env: Record<string, string> = {};
+  for (const key of keep) {
+    const value = Deno.env.get(key);
+    if (value !== undefined) env[key] = value;
+  }
+  Object.assign(env, {
+    LC_ALL: "C",
+    TZ: "UTC",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_OPTIONAL_LOCKS: "0",
+  });
+  if (!userConfig) env.GIT_CONFIG_GLOBAL = "/dev/null";
+  return { ...env, ...extra };
+}
+
+function argvFor(args: readonly string[]): string[] {
+  return ["git", "-c", "core.quotePath=false", "-c", "color.ui=never", ...args];
+}
+
+/** Run git and return stdout without the final newline. Throws on failure. */
+export function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  const { userConfig, env, ...rest } = options;
+  return output(argvFor(args), { ...rest, env: gitEnv(userConfig, env), clearEnv: true });
+}
+
+/** Run git and return the whole result (for exit codes other than 0). */
+export function gitRun(args: readonly string[], options: GitOptions = {}) {
+  const { userConfig, env, ...rest } = options;
+  return run(argvFor(args), { ...rest, env: gitEnv(userConfig, env), clearEnv: true });
+}
+
+/** Stream git's stdout as lines. */
+export function gitLines(
+  args: readonly string[],
+  options: { cwd?: string; signal?: AbortSignal } = {},
+): AsyncGenerator<string> {
+  return lines(argvFor(args), { ...options, env: gitEnv(), clearEnv: true });
+}
+
+/** The top of the work tree containing `dir`, or undefined when it is not in a git repository. */
+export async function repositoryRoot(dir: string): Promise<string | undefined> {
+  const result = await gitRun(["rev-parse", "--show-toplevel"], { cwd: dir, okCodes: "any" });
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/**
+ * The default branch: `origin/HEAD` when it is set, else the current branch, else `main` or
+ * `master` if one exists.
+ */
+export async function defaultBranch(repo: string): Promise<string> {
+  const remoteHead = await gitRun(["symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"], {
+    cwd: repo,
+    okCodes: "any",
+  });
+  if (remoteHead.code === 0) return remoteHead.stdout.trim().replace(/^refs\/remotes\//, "");
+  const current = await gitRun(["symbolic-ref", "--quiet", "--short", "HEAD"], {
+    cwd: repo,
+    okCodes: "any",
+  });
+  if (current.code === 0 && current.stdout.trim()) return current.stdout.trim();
+  for (const name of ["main", "master"]) {
+    const found = await gitRun(["rev-parse", "--verify", "--quiet", `refs/heads/${name}`], {
+      cwd: repo,
+      okCodes: "any",
+    });
+    if (found.code === 0) return name;
+  }
+  throw new BugboutError(`Cannot find the default branch of ${repo}.`, {
+    hint: "Check out the branch bugbout should mine (main, say).",
+  });
+}
+
+/** Resolve a revision to a full commit id. */
+export function revParse(repo: string, rev: string): Promise<string> {
+  return git(["rev-parse", "--verify", "--end-of-options", `${rev}^{commit}`], { cwd: repo });
+}
+
+/** The `origin` remote's URL, if any. */
+export async function originUrl(repo: string): Promise<string | undefined> {
+  const result = await gitRun(["remote", "get-url", "origin"], { cwd: repo, okCodes: "any" });
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** `owner/name` from a GitHub remote URL, if it is one. */
+export function githubSlug(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  const match = url.match(/github\.com[:/]+([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+/** Count commits on the first-parent history of `rev`. */
+export async function firstParentCount(repo: string, rev: string): Promise<number> {
+  return Number(await git(["rev-list", "--first-parent", "--count", rev, "--"], { cwd: repo }));
+}

@@ -1,0 +1,354 @@
+/**
+ * The files of `.bugbout/`, one schema per stage. Each stage reads the previous stage's files
+ * through these schemas, so a corrupt or foreign file is caught with a clear message.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** Version of the results layout; bumped when a file's shape changes incompatibly. */
+export const RESULTS_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------
+// Test outcomes
+
+/** What happened to one test in one run. */
+export const OUTCOMES = ["passed", "failed", "error", "skipped", "xfailed", "not-run"] as const;
+/** What happened to one test in one run. */
+export type Outcome = typeof OUTCOMES[number];
+/** Schema of {@linkcode Outcome}. */
+export const outcomeSchema = z.enum(OUTCOMES);
+
+/** How a whole pytest run ended. */
+export const RUN_STATUSES = ["ok", "timeout", "out-of-memory", "infra-error"] as const;
+/** How a whole pytest run ended. */
+export type RunStatus = typeof RUN_STATUSES[number];
+
+/** One pytest run, summarised. */
+export const runSummarySchema = z.object({
+  /** Which tree: "B", "G", an agent name, ... */
+  tree: z.string(),
+  /** 0-based repeat index. */
+  index: z.int().nonnegative(),
+  status: z.enum(RUN_STATUSES),
+  exitCode: z.int().nullable(),
+  durationMs: z.number().nonnegative(),
+  /** Tests per outcome. */
+  counts: z.record(z.string(), z.int().nonnegative()),
+  /** Why the run is not "ok", in words. */
+  message: z.string().optional(),
+});
+/** One pytest run, summarised. */
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// tasks.json
+
+/** Where a problem statement came from. */
+export const STATEMENT_SOURCES = ["issue", "pull-request", "commit"] as const;
+
+/** One mined task: a fix on first-parent history with its issue. */
+export const taskSchema = z.object({
+  /** Stable id used in file names, e.g. `issue-12` or `pr-34`. */
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/),
+  /** The issue or pull request the change names. */
+  ref: z.object({
+    kind: z.enum(["issue", "pull"]),
+    number: z.int().positive(),
+    url: z.string().optional(),
+  }),
+  /** The change's title (a pull request's own title for merge commits). */
+  title: z.string(),
+  /** G: the fix (a commit on first-parent history). */
+  commit: z.string().regex(/^[0-9a-f]{40}$/),
+  /** B: the first parent of the fix. */
+  parent: z.string().regex(/^[0-9a-f]{40}$/),
+  /** Commit date, ISO 8601. */
+  date: z.string(),
+  /** Source files the fix changed (paths at G). */
+  sourceFiles: z.array(z.string()),
+  /** Test modules the fix added or changed (paths at G): the hidden tests. */
+  testFiles: z.array(z.string()),
+  /** Test functions the fix added, as `path::name`. */
+  newTests: z.array(z.string()),
+  /** The package directory at B (it may have moved since). */
+  packageDir: z.string(),
+  /** The directory that goes on PYTHONPATH at B ("." or "src", ...). */
+  pythonPath: z.string(),
+  /** The cleaned problem statement given to agents. */
+  statement: z.string(),
+  statementSource: z.enum(STATEMENT_SOURCES),
+});
+/** One mined task. */
+export type Task = z.infer<typeof taskSchema>;
+
+/** A change that was looked at and left out, and why. */
+export const exclusionSchema = z.object({
+  commit: z.string(),
+  title: z.string(),
+  reason: z.string(),
+  detail: z.string().optional(),
+});
+/** A change that was left out. */
+export type Exclusion = z.infer<typeof exclusionSchema>;
+
+/** `tasks.json`. */
+export const tasksFileSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("tasks"),
+  /** Hash of the config keys and HEAD that produced this file. */
+  inputsKey: z.string(),
+  repository: z.object({ head: z.string(), branch: z.string() }),
+  /** Commits examined on first-parent history. */
+  examined: z.int().nonnegative(),
+  tasks: z.array(taskSchema),
+  excluded: z.array(exclusionSchema),
+  /** Exclusions counted by reason. */
+  counts: z.record(z.string(), z.int().nonnegative()),
+  /** How issue texts were read (token, anonymous, offline) and what to do about it. */
+  statementNote: z.string().optional(),
+});
+/** `tasks.json`. */
+export type TasksFile = z.infer<typeof tasksFileSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// oracles.json
+
+/** One task's ground truth. */
+export const oracleSchema = z.object({
+  task: z.string(),
+  inputsKey: z.string(),
+  /** `scorable`: at least one fail-to-pass test; otherwise why not. */
+  status: z.enum(["scorable", "unscorable", "infra-error"]),
+  reason: z.string().optional(),
+  failToPass: z.array(z.string()),
+  passToPass: z.array(z.string()),
+  /** Tests whose outcome differed between repeated runs of the same tree: set aside. */
+  unstable: z.array(z.string()),
+  runs: z.array(runSummarySchema),
+  /** Duration of each test on G, milliseconds. */
+  durations: z.record(z.string(), z.number()),
+});
+/** One task's ground truth. */
+export type Oracle = z.infer<typeof oracleSchema>;
+
+/** `oracles.json`. */
+export const oraclesFileSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("oracles"),
+  oracles: z.record(z.string(), oracleSchema),
+});
+/** `oracles.json`. */
+export type OraclesFile = z.infer<typeof oraclesFileSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// attempts/<task>/<agent>.json
+
+/** How an attempt ended. */
+export const ATTEMPT_STATUSES = [
+  "patch",
+  "no-change",
+  "timeout",
+  "crashed",
+  "quota",
+  "infra-error",
+] as const;
+/** How an attempt ended. */
+export type AttemptStatus = typeof ATTEMPT_STATUSES[number];
+
+/** One changed path in an attempt's work. */
+export const patchFileSchema = z.object({
+  path: z.string(),
+  oldPath: z.string().optional(),
+  change: z.enum(["added", "modified", "deleted", "renamed", "mode"]),
+  /** source: applied when scoring; test: the author's tests; config: pytest/import-hook files. */
+  kind: z.enum(["source", "test", "config", "other"]),
+  binary: z.boolean().default(false),
+  symlink: z.boolean().default(false),
+});
+/** One changed path in an attempt's work. */
+export type PatchFile = z.infer<typeof patchFileSchema>;
+
+/** Token usage as reported by the agent. */
+export const tokensSchema = z.object({
+  input: z.number().optional(),
+  cachedInput: z.number().optional(),
+  cacheWrite: z.number().optional(),
+  output: z.number().optional(),
+  reasoning: z.number().optional(),
+  total: z.number().optional(),
+});
+
+/** One agent's attempt at one task. The patches sit beside it as `.source.patch`/`.tests.patch`. */
+export const attemptSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("attempt"),
+  task: z.string(),
+  agent: z.string(),
+  role: z.enum(["contestant", "examiner"]),
+  type: z.string(),
+  model: z.string().optional(),
+  vendor: z.string(),
+  inputsKey: z.string(),
+  status: z.enum(ATTEMPT_STATUSES),
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  exitCode: z.int().nullable(),
+  tokens: tokensSchema.optional(),
+  costUsd: z.number().optional(),
+  summary: z.string().optional(),
+  error: z.string().optional(),
+  logTail: z.string(),
+  sandbox: z.enum(["bubblewrap", "seatbelt", "none"]),
+  /** Every changed path; empty when nothing changed. */
+  files: z.array(patchFileSchema),
+});
+/** One agent's attempt at one task. */
+export type Attempt = z.infer<typeof attemptSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// matrices/<task>.json
+
+/** A tree the tests ran on: B (repeated) or a contestant's patch. */
+export const matrixTreeSchema = z.object({
+  /** "B", "B#2", ... for the unpatched tree; the agent's name for a patch. */
+  id: z.string(),
+  kind: z.enum(["base", "patch"]),
+  agent: z.string().optional(),
+  /** Whether the tree could be built and run; cells are `not-run` otherwise. */
+  status: z.enum(["ok", "timeout", "out-of-memory", "infra-error", "patch-failed"]),
+  message: z.string().optional(),
+});
+
+/** A test in the matrix and who wrote it. */
+export const matrixTestSchema = z.object({
+  /** Node id in the cross-examination layout. */
+  id: z.string(),
+  /** An agent's name, or "repository" for the project's own suite. */
+  author: z.string(),
+  authorRole: z.enum(["contestant", "examiner", "repository"]),
+});
+
+/** `matrices/<task>.json`: every author's tests on B and on every patch. */
+export const matrixSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("matrix"),
+  task: z.string(),
+  inputsKey: z.string(),
+  trees: z.array(matrixTreeSchema),
+  tests: z.array(matrixTestSchema),
+  /** cells[testId][treeId] */
+  cells: z.record(z.string(), z.record(z.string(), outcomeSchema)),
+  /** Tests whose outcome on B differed between repeats: not evidence. */
+  unstableOnB: z.array(z.string()),
+  runs: z.array(runSummarySchema),
+});
+/** The cross-examination matrix of one task. */
+export type Matrix = z.infer<typeof matrixSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// verdicts.json
+
+/** One cell that decided (part of) a verdict. */
+export const evidenceCellSchema = z.object({
+  test: z.string(),
+  author: z.string(),
+  tree: z.string(),
+  outcome: outcomeSchema,
+});
+
+/** The judge's decision for one task. */
+export const verdictSchema = z.object({
+  task: z.string(),
+  policy: z.string(),
+  /** The picked agent, or null when the judge abstained. */
+  pick: z.string().nullable(),
+  reason: z.string(),
+  /** Per patch: whether the policy approves it alone (the merge gate), and why. */
+  patches: z.record(
+    z.string(),
+    z.object({
+      approved: z.boolean(),
+      support: z.number(),
+      reason: z.string(),
+      evidence: z.array(evidenceCellSchema),
+    }),
+  ),
+});
+/** The judge's decision for one task. */
+export type Verdict = z.infer<typeof verdictSchema>;
+
+/** `verdicts.json`. */
+export const verdictsFileSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("verdicts"),
+  policy: z.string(),
+  verdicts: z.record(z.string(), verdictSchema),
+});
+
+// ---------------------------------------------------------------------------------------------
+// resolutions.json
+
+/** A patch's outcome against the hidden tests. */
+export const RESOLUTION_OUTCOMES = ["resolved", "broke-tests", "wrong-fix", "no-fix"] as const;
+/** A patch's outcome against the hidden tests. */
+export type ResolutionOutcome = typeof RESOLUTION_OUTCOMES[number];
+
+/** Evidence roles of agent-written tests (B/S/G replay). */
+export const EVIDENCE_ROLES = [
+  "gold-aligned",
+  "candidate-specific",
+  "regression-only",
+  "misleading",
+  "unstable",
+  "not-comparable",
+] as const;
+
+/** One patch scored against the hidden tests. */
+export const patchScoreSchema = z.object({
+  outcome: z.enum(RESOLUTION_OUTCOMES),
+  failToPass: z.object({ passed: z.int(), total: z.int(), failing: z.array(z.string()) }),
+  passToPass: z.object({ failing: z.array(z.string()), total: z.int() }),
+  /** Tricks noticed in the patch (conftest edits, skip markers, ...). */
+  flags: z.array(z.string()),
+  /** Files of the patch that were not applied when scoring, and why. */
+  ignored: z.array(z.object({ path: z.string(), reason: z.string() })),
+  message: z.string().optional(),
+});
+
+/** One agent test replayed on B, S and G. */
+export const evidenceTestSchema = z.object({
+  test: z.string(),
+  B: outcomeSchema,
+  S: outcomeSchema,
+  G: outcomeSchema,
+  role: z.enum(EVIDENCE_ROLES),
+});
+
+/** One task scored: sanity gates, every patch, every agent's evidence. */
+export const resolutionSchema = z.object({
+  task: z.string(),
+  inputsKey: z.string(),
+  /** False when a sanity gate failed or the oracle is unscorable; patches are then not counted. */
+  scored: z.boolean(),
+  reason: z.string().optional(),
+  sanity: z.object({ emptyResolves: z.boolean(), goldResolves: z.boolean() }).optional(),
+  patches: z.record(z.string(), patchScoreSchema),
+  evidence: z.record(
+    z.string(),
+    z.object({ tests: z.array(evidenceTestSchema), inadequateClosure: z.boolean().nullable() }),
+  ),
+  /** The judge's pick, scored. */
+  pick: z.object({ agent: z.string().nullable(), outcome: z.enum(RESOLUTION_OUTCOMES).nullable() }),
+  runs: z.array(runSummarySchema),
+});
+/** One task scored. */
+export type Resolution = z.infer<typeof resolutionSchema>;
+
+/** `resolutions.json`. */
+export const resolutionsFileSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("resolutions"),
+  resolutions: z.record(z.string(), resolutionSchema),
+});
