@@ -1,0 +1,59 @@
+/**
+ * The judge: a pure function of one task's cross-examination matrix that approves or rejects
+ * every patch on its own (the merge gate) and picks one patch, or abstains. It reads nothing but
+ * the matrix, so it runs before anyone looks at the hidden tests or the gold fix, and every
+ * verdict names the cells that decided it.
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @example
+ * ```ts ignore
+ * import { judge } from "./judge/mod.ts";
+ * const verdict = judge(matrix, { policy: "majority", agents });
+ * verdict.pick; // "codex", or null when the judge abstains
+ * ```
+ *
+ * @module
+ */
+
+import type { Policy } from "../lib/config.ts";
+import type { Matrix, Verdict } from "../lib/records.ts";
+import { type AgentInfo, assessPatch, policyRule } from "./policies.ts";
+import { pickPatch } from "./pick.ts";
+import { matrixFacts } from "./rules.ts";
+
+export { type AgentInfo, type Assessment, assessPatch, POLICY_RULES } from "./policies.ts";
+export type { EvidenceCell, PolicyRule } from "./policies.ts";
+export { type Pick, pickPatch } from "./pick.ts";
+export { type Breakage, breakages, type MatrixFacts, matrixFacts } from "./rules.ts";
+
+/** What the judge needs besides the matrix. */
+export interface JudgeContext {
+  /** The policy that approves patches. */
+  policy: Policy;
+  /** Every agent of the bout, for vendors (`cross-vendor`). */
+  agents: readonly AgentInfo[];
+}
+
+/**
+ * Judge one task: every patch of the matrix judged alone under the policy, then one pick or an
+ * abstention. Throws a `BugboutError` for an unknown policy name.
+ */
+export function judge(matrix: Matrix, context: JudgeContext): Verdict {
+  policyRule(context.policy);
+  const facts = matrixFacts(matrix);
+  const assessments = facts.patches.map((patch) => assessPatch(facts, patch, context));
+  const { pick, reason } = pickPatch(matrix.task, matrix, assessments);
+  return {
+    task: matrix.task,
+    policy: context.policy,
+    pick,
+    reason,
+    patches: Object.fromEntries(
+      assessments.map((a) => [
+        a.agent,
+        { approved: a.approved, support: a.support, reason: a.reason, evidence: a.evidence },
+      ]),
+    ),
+  };
+}

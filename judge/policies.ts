@@ -1,0 +1,242 @@
+/**
+ * The judge's policies, and how one policy judges one patch alone (the merge gate).
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @module
+ */
+
+import type { Policy } from "../lib/config.ts";
+import { BugboutError } from "../lib/errors.ts";
+import type { Verdict } from "../lib/records.ts";
+import {
+  breakages,
+  cellOf,
+  examinerBreakages,
+  isOtherAuthor,
+  type MatrixFacts,
+  type MatrixTest,
+  type MatrixTree,
+  patchAuthor,
+} from "./rules.ts";
+
+/** An agent of the bout, as the judge needs to know it. */
+export interface AgentInfo {
+  /** The agent's configured name (the author of its tests, the id of its patch). */
+  name: string;
+  /** Who makes the model, e.g. `openai`; compared case-insensitively by `cross-vendor`. */
+  vendor: string;
+  /** Whether it fixes (contestant) or only writes tests (examiner). */
+  role: "contestant" | "examiner";
+}
+
+/** One cell that decided (part of) a verdict. */
+export type EvidenceCell = Verdict["patches"][string]["evidence"][number];
+
+/** What a policy asks of a patch. */
+export interface PolicyRule {
+  /** `half`: support (mean per-author pass rate) at least 0.5; `all`: every reproduction passes. */
+  threshold: "half" | "all";
+  /** Whether tests by an author of the patch agent's own vendor are set aside. */
+  excludeSameVendor: boolean;
+  /** Whether any examiner guard the patch does not keep passing rejects it (no quorum). */
+  guardExaminerTests: boolean;
+}
+
+/**
+ * Every policy. All of them apply rules 1 to 4: only independent reproductions support a patch, a
+ * patch with none is not approved, and a repository test broken under the quorum rejects it.
+ *
+ * - `majority`: support of at least 0.5, where support is the mean over independent authors of
+ *   each author's pass rate on their own reproductions (so an author with many tests weighs no
+ *   more than one with a single test).
+ * - `unanimous`: every independent reproduction passes on the patch.
+ * - `strict`: as `unanimous`, and the patch keeps passing every examiner guard: each test by an
+ *   examiner that is stable on B and passes on every B repeat that ran. Examiners write tests with
+ *   the issue in hand and no patch in sight, so a test of theirs that passes on B asserts behaviour
+ *   the issue does not ask to change; unlike repository tests there is no quorum, which is what
+ *   makes the policy strict.
+ * - `cross-vendor`: as `majority`, but an author whose vendor equals the patch agent's vendor is
+ *   not independent. An author (or patch agent) missing from the agent list counts as a vendor of
+ *   its own.
+ */
+export const POLICY_RULES: Readonly<Record<Policy, PolicyRule>> = {
+  majority: { threshold: "half", excludeSameVendor: false, guardExaminerTests: false },
+  unanimous: { threshold: "all", excludeSameVendor: false, guardExaminerTests: false },
+  strict: { threshold: "all", excludeSameVendor: false, guardExaminerTests: true },
+  "cross-vendor": { threshold: "half", excludeSameVendor: true, guardExaminerTests: false },
+};
+
+/** One independent author's reproductions on a patch. */
+export interface AuthorSupport {
+  /** The author. */
+  author: string;
+  /** Reproductions of theirs that pass on the patch. */
+  passed: number;
+  /** Reproductions of theirs, in all. */
+  total: number;
+}
+
+/** How a policy judged one patch alone. */
+export interface Assessment {
+  /** The patch tree's id. */
+  tree: string;
+  /** The agent the patch belongs to. */
+  agent: string;
+  /** The merge gate: whether the policy approves this patch on its own. */
+  approved: boolean;
+  /** Mean over independent authors of their pass rates; 0 when there is none. */
+  support: number;
+  /** Per independent author, in matrix order of their first test. */
+  authors: AuthorSupport[];
+  /** The decision in words. */
+  reason: string;
+  /** The cells that decided it: independent reproductions and counted breakages, on the patch. */
+  evidence: EvidenceCell[];
+}
+
+/** The rule of a policy, or a clear error for a name no policy has. */
+export function policyRule(policy: string): PolicyRule {
+  const rule = (POLICY_RULES as Record<string, PolicyRule | undefined>)[policy];
+  if (!rule) {
+    throw new BugboutError(`Cannot judge with policy "${policy}": no such policy`, {
+      hint: `Use one of: ${Object.keys(POLICY_RULES).join(", ")}.`,
+    });
+  }
+  return rule;
+}
+
+/** Judge one patch alone under a policy: the merge gate. */
+export function assessPatch(
+  facts: MatrixFacts,
+  patch: MatrixTree,
+  options: { policy: Policy; agents: readonly AgentInfo[] },
+): Assessment {
+  const rule = policyRule(options.policy);
+  const agent = patchAuthor(patch);
+  const base = { tree: patch.id, agent, support: 0, authors: [], evidence: [] };
+  const verdict = (approved: boolean, why: string) =>
+    `${approved ? "approved" : "not approved"} under ${options.policy}: ${why}`;
+  if (patch.status !== "ok") {
+    const detail = patch.message ? `${patch.status}: ${patch.message}` : patch.status;
+    return { ...base, approved: false, reason: verdict(false, `its tree did not run (${detail})`) };
+  }
+
+  const vendors = new Map(options.agents.map((a) => [a.name, a.vendor.trim().toLowerCase()]));
+  const vendorOf = (name: string) => vendors.get(name) ?? `\0${name}`;
+  const own: MatrixTest[] = [];
+  const sameVendor: MatrixTest[] = [];
+  const independent: MatrixTest[] = [];
+  for (const test of facts.reproductions) {
+    if (!isOtherAuthor(test, patch)) own.push(test);
+    else if (rule.excludeSameVendor && vendorOf(test.author) === vendorOf(agent)) {
+      sameVendor.push(test);
+    } else independent.push(test);
+  }
+
+  const setAside: string[] = [];
+  if (own.length > 0) setAside.push(`${count(own.length, "own test")} not counted`);
+  if (sameVendor.length > 0) {
+    setAside.push(
+      `${count(sameVendor.length, "test")} by ${
+        listOf(unique(sameVendor.map((t) => t.author)))
+      } (same vendor) not counted`,
+    );
+  }
+  const aside = setAside.length > 0 ? `; ${setAside.join("; ")}` : "";
+
+  if (independent.length === 0) {
+    const why = facts.baseRuns.length === 0
+      ? "no run of the unfixed tree completed, so no test can reproduce the bug"
+      : facts.reproductions.length === 0
+      ? "no agent-written test fails on the unfixed tree"
+      : "no other author's test fails on the unfixed tree";
+    return {
+      ...base,
+      approved: false,
+      reason: verdict(false, `no independent reproduction: ${why}${aside}`),
+    };
+  }
+
+  const evidence: EvidenceCell[] = [];
+  const byAuthor = new Map<string, AuthorSupport>();
+  for (const test of independent) {
+    const outcome = cellOf(facts.matrix, test.id, patch.id);
+    evidence.push(cellFor(test, patch, outcome));
+    const entry = byAuthor.get(test.author) ?? { author: test.author, passed: 0, total: 0 };
+    entry.total += 1;
+    if (outcome === "passed") entry.passed += 1;
+    byAuthor.set(test.author, entry);
+  }
+  const authors = [...byAuthor.values()];
+  const support = authors.reduce((sum, a) => sum + a.passed / a.total, 0) / authors.length;
+  const passed = authors.reduce((sum, a) => sum + a.passed, 0);
+  const meets = rule.threshold === "half" ? support >= 0.5 - 1e-12 : passed === independent.length;
+
+  const parts = [
+    `passes ${passed} of ${count(independent.length, "independent reproduction")} by ${
+      count(authors.length, "author")
+    } (${authors.map((a) => `${a.author} ${a.passed}/${a.total}`).join(", ")}), support ${
+      support.toFixed(2)
+    }${
+      meets ? "" : rule.threshold === "half" ? ", below the 0.50 needed" : ", not all of them"
+    }${aside}`,
+  ];
+
+  const broken = breakages(facts, patch);
+  const counted = broken.filter((b) => b.counted);
+  const waived = broken.filter((b) => !b.counted);
+  for (const b of counted) evidence.push(cellFor(b.test, patch, b.outcome));
+  if (counted.length > 0) {
+    parts.push(
+      `breaks ${
+        listOf(counted.map((b) =>
+          `${b.test.id} (${b.outcome}; ${b.keptBy.length} of ${b.others} other patches keep it passing)`
+        ))
+      }`,
+    );
+  }
+  if (waived.length > 0) {
+    parts.push(
+      `changes ${listOf(waived.map((b) => b.test.id))}, as most other patches do (not counted)`,
+    );
+  }
+
+  const examinerBroken = rule.guardExaminerTests ? examinerBreakages(facts, patch) : [];
+  for (const b of examinerBroken) evidence.push(cellFor(b.test, patch, b.outcome));
+  if (examinerBroken.length > 0) {
+    parts.push(
+      `breaks examiners' tests that pass on the unfixed tree: ${
+        listOf(examinerBroken.map((b) => `${b.test.id} (${b.outcome})`))
+      }`,
+    );
+  }
+
+  const approved = meets && counted.length === 0 && examinerBroken.length === 0;
+  return {
+    ...base,
+    approved,
+    support,
+    authors,
+    evidence,
+    reason: verdict(approved, parts.join("; ")),
+  };
+}
+
+function cellFor(test: MatrixTest, tree: MatrixTree, outcome: EvidenceCell["outcome"]) {
+  return { test: test.id, author: test.author, tree: tree.id, outcome };
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** A list for a sentence: at most three items, then how many more. */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 3) return items.join(", ");
+  return `${items.slice(0, 3).join(", ")} and ${items.length - 3} more`;
+}

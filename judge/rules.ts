@@ -1,0 +1,156 @@
+/**
+ * The judge's rules as plain facts about one cross-examination matrix: which tests reproduce the
+ * bug (rule 1), which authors are independent of a patch (rule 2), and which broken repository
+ * tests count against a patch (rule 3). Rule 4 (abstain) lives in the policies and the pick.
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @module
+ */
+
+import type { Matrix, Outcome } from "../lib/records.ts";
+
+/** A tree of the matrix: a B repeat or a contestant's patch. */
+export type MatrixTree = Matrix["trees"][number];
+/** A test of the matrix and who wrote it. */
+export type MatrixTest = Matrix["tests"][number];
+
+/** Whether an outcome counts as failing: `failed` or `error` (never skipped, xfailed, not-run). */
+export function isFailing(outcome: Outcome): boolean {
+  return outcome === "failed" || outcome === "error";
+}
+
+/** The outcome of `test` on `tree`; a cell the matrix lacks is `not-run`. */
+export function cellOf(matrix: Matrix, test: string, tree: string): Outcome {
+  return matrix.cells[test]?.[tree] ?? "not-run";
+}
+
+/** The agent a patch tree belongs to: its `agent`, or its id when that is absent. */
+export function patchAuthor(tree: MatrixTree): string {
+  return tree.agent ?? tree.id;
+}
+
+/**
+ * What the rules need to know about a matrix, computed once.
+ *
+ * - `baseRuns`: B repeats whose tree ran (`status: "ok"`). A repeat that did not run says nothing
+ *   about any test, so it is left out rather than counted as a failure or a pass.
+ * - `reproductions` (rule 1): agent-written tests (contestant or examiner; never the repository's)
+ *   that are not unstable on B and fail (`failed`/`error`) on every B repeat that ran. Empty when
+ *   no B repeat ran.
+ * - `repositoryGuards`: repository tests, stable on B, that pass on every B repeat that ran: the
+ *   tests whose breakage rule 3 weighs.
+ * - `examinerGuards`: examiners' tests, stable on B, that pass on every B repeat that ran: the
+ *   behaviour the issue does not ask to change, which the `strict` policy protects.
+ * - `patches`: every patch tree, in matrix order; `ranPatches` only those with `status: "ok"`.
+ */
+export interface MatrixFacts {
+  /** The matrix the facts describe. */
+  matrix: Matrix;
+  /** B repeats that ran. */
+  baseRuns: MatrixTree[];
+  /** Rule 1: agent-written tests that fail on every B repeat that ran. */
+  reproductions: MatrixTest[];
+  /** Repository tests that pass on every B repeat that ran. */
+  repositoryGuards: MatrixTest[];
+  /** Examiners' tests that pass on every B repeat that ran. */
+  examinerGuards: MatrixTest[];
+  /** Every patch tree. */
+  patches: MatrixTree[];
+  /** Patch trees that ran. */
+  ranPatches: MatrixTree[];
+}
+
+/** Collect the {@linkcode MatrixFacts} of a matrix. */
+export function matrixFacts(matrix: Matrix): MatrixFacts {
+  const baseRuns = matrix.trees.filter((t) => t.kind === "base" && t.status === "ok");
+  const unstable = new Set(matrix.unstableOnB);
+  const onBase = (test: MatrixTest, accept: (o: Outcome) => boolean) =>
+    baseRuns.length > 0 && !unstable.has(test.id) &&
+    baseRuns.every((tree) => accept(cellOf(matrix, test.id, tree.id)));
+  const passes = (o: Outcome) => o === "passed";
+  const patches = matrix.trees.filter((t) => t.kind === "patch");
+  return {
+    matrix,
+    baseRuns,
+    reproductions: matrix.tests.filter((t) =>
+      t.authorRole !== "repository" && onBase(t, isFailing)
+    ),
+    repositoryGuards: matrix.tests.filter((t) =>
+      t.authorRole === "repository" && onBase(t, passes)
+    ),
+    examinerGuards: matrix.tests.filter((t) => t.authorRole === "examiner" && onBase(t, passes)),
+    patches,
+    ranPatches: patches.filter((t) => t.status === "ok"),
+  };
+}
+
+/** Rule 2: a test's author may support a patch only when it is not the patch's own agent. */
+export function isOtherAuthor(test: MatrixTest, patch: MatrixTree): boolean {
+  return test.author !== patchAuthor(patch);
+}
+
+/** A repository test that passes on B but not on a patch, and how the other patches fared. */
+export interface Breakage {
+  /** The repository test. */
+  test: MatrixTest;
+  /** Its outcome on the patch (anything but `passed`). */
+  outcome: Outcome;
+  /** Other patches that ran and keep the test passing. */
+  keptBy: string[];
+  /** Other patches that ran, in all. */
+  others: number;
+  /** Rule 3: whether it counts against the patch (more than half of `others` keep it passing). */
+  counted: boolean;
+}
+
+/**
+ * Rule 3: every repository guard (see {@linkcode MatrixFacts}) the patch does not keep passing,
+ * with the quorum decision. A breakage counts against the patch only when strictly more than half
+ * of the *other* patches whose trees ran keep the test passing; with no other patch that ran there
+ * is no quorum and nothing counts, because nothing shows whether the issue asked for the change.
+ * Any outcome but `passed` (failed, error, skipped, xfailed, not-run) is "not passing".
+ */
+export function breakages(facts: MatrixFacts, patch: MatrixTree): Breakage[] {
+  const { matrix } = facts;
+  const others = facts.ranPatches.filter((t) => t.id !== patch.id);
+  const found: Breakage[] = [];
+  for (const test of facts.repositoryGuards) {
+    const outcome = cellOf(matrix, test.id, patch.id);
+    if (outcome === "passed") continue;
+    const keptBy = others
+      .filter((t) => cellOf(matrix, test.id, t.id) === "passed")
+      .map((t) => t.id);
+    found.push({
+      test,
+      outcome,
+      keptBy,
+      others: others.length,
+      counted: 2 * keptBy.length > others.length,
+    });
+  }
+  return found;
+}
+
+/** Examiner guards the patch does not keep passing (the `strict` policy rejects on any). */
+export function examinerBreakages(
+  facts: MatrixFacts,
+  patch: MatrixTree,
+): { test: MatrixTest; outcome: Outcome }[] {
+  return facts.examinerGuards
+    .map((test) => ({ test, outcome: cellOf(facts.matrix, test.id, patch.id) }))
+    .filter((b) => b.outcome !== "passed");
+}
+
+/**
+ * Whether two trees behave alike on every test that is stable on B: the same outcome everywhere,
+ * with `failed` and `error` taken as one. Returns the ids of the tests where they differ.
+ */
+export function differingTests(matrix: Matrix, a: string, b: string): string[] {
+  const unstable = new Set(matrix.unstableOnB);
+  const norm = (o: Outcome) => (o === "error" ? "failed" : o);
+  return matrix.tests
+    .filter((t) => !unstable.has(t.id))
+    .filter((t) => norm(cellOf(matrix, t.id, a)) !== norm(cellOf(matrix, t.id, b)))
+    .map((t) => t.id);
+}

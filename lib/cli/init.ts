@@ -1,0 +1,31 @@
+/**
+ * `bugbout init` for the terminal.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { initProject } from "../init.ts";
+import { palette } from "./io.ts";
+import type { CommandContext } from "./main.ts";
+
+/** Write bugbout.toml and say what was found. */
+export async function init({ flags, positionals, io }: CommandContext): Promise<number> {
+  const dir = resolve(positionals[0] ?? ".");
+  const result = await initProject(dir, { force: flags.force === true });
+  const p = palette(io.color);
+  io.out(`${p.ok("Wrote")} ${result.file}`);
+  io.out(`  package:  ${result.layout.source}`);
+  io.out(`  tests:    ${result.layout.tests ?? "(none found)"}`);
+  io.out(
+    `  python:   ${
+      result.layout.requiresPython
+        ? `${result.layout.requiresPython.spec} (from ${result.layout.requiresPython.from})`
+        : "not declared"
+    }`,
+  );
+  io.out(`  agents:   ${result.agents.length ? result.agents.join(", ") : "none on PATH"}`);
+  for (const note of result.notes) io.out(p.dim(note));
+  io.out(`Next: ${p.bold("bugbout doctor")} checks that everything is in place.`);
+  return 0;
+}

@@ -1,0 +1,48 @@
+/**
+ * Output for the CLI renderers: where text goes and whether it may be coloured.
+ *
+ * @module
+ */
+
+import { styleText } from "node:util";
+
+/** Where the CLI writes, and how. */
+export interface Io {
+  /** Write a line (or lines) to standard output. */
+  out(text: string): void;
+  /** Write a line (or lines) to standard error. */
+  err(text: string): void;
+  /** Colour is allowed: a TTY, no NO_COLOR, no --no-color. */
+  color: boolean;
+  /** Standard error is a terminal (live progress lines may be redrawn). */
+  interactive: boolean;
+}
+
+/** The process's real standard streams. */
+export function processIo(options: { noColor?: boolean } = {}): Io {
+  const encoder = new TextEncoder();
+  const noColor = options.noColor || (Deno.env.get("NO_COLOR") ?? "") !== "";
+  return {
+    out: (text) => Deno.stdout.writeSync(encoder.encode(text + "\n")),
+    err: (text) => Deno.stderr.writeSync(encoder.encode(text + "\n")),
+    color: !noColor && Deno.stdout.isTerminal(),
+    interactive: Deno.stderr.isTerminal(),
+  };
+}
+
+/** Text styles that are no-ops when colour is off. */
+export function palette(color: boolean) {
+  const style = (format: Parameters<typeof styleText>[0]) => (text: string) =>
+    color ? styleText(format, text, { validateStream: false }) : text;
+  return {
+    ok: style("green"),
+    bad: style("red"),
+    warn: style("yellow"),
+    dim: style("dim"),
+    bold: style("bold"),
+    accent: style("cyan"),
+  };
+}
+
+/** The palette type. */
+export type Palette = ReturnType<typeof palette>;

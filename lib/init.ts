@@ -1,0 +1,154 @@
+/**
+ * `bugbout init`: write a commented `bugbout.toml` from what the repository looks like.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { BugboutError } from "./errors.ts";
+import { detectLayout, type Layout } from "./layout.ts";
+import { which } from "./proc.ts";
+
+/** Agent CLIs `init` looks for, and the `[[contestants]]` entry each one gets. */
+export const KNOWN_CLIS: { executable: string; agent: string; note?: string }[] = [
+  { executable: "codex", agent: "codex" },
+  { executable: "claude", agent: "claude-code" },
+  { executable: "gemini", agent: "gemini-cli" },
+  { executable: "mini", agent: "mini-swe-agent", note: "needs a model" },
+  { executable: "opencode", agent: "opencode" },
+  { executable: "qwen", agent: "qwen-code" },
+  { executable: "copilot", agent: "copilot" },
+];
+
+/** The outcome of `init`: the text written and what was noticed. */
+export interface InitResult {
+  /** The file written. */
+  file: string;
+  /** The file's text. */
+  text: string;
+  /** What `init` found. */
+  layout: Layout;
+  /** Agent CLIs found on PATH. */
+  agents: string[];
+  /** Sentences for the person running init. */
+  notes: string[];
+}
+
+/** Render the `bugbout.toml` text for a layout and the agents found. */
+export function renderConfig(layout: Layout, agents: string[]): string {
+  const q = (s: string) => JSON.stringify(s);
+  const lines = [
+    "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
+    "",
+    "[project]",
+    "# The package directory, relative to the repository root.",
+    `source = ${q(layout.source!)}`,
+  ];
+  if (layout.sourceReason) {
+    lines.push(`# Chosen because ${layout.sourceReason}; other candidates: ${layout.otherSources.join(", ")}.`);
+  }
+  lines.push(
+    "# The tests directory.",
+    layout.tests ? `tests = ${q(layout.tests)}` : `# tests = "tests"   (no tests directory was found)`,
+    "# The repository to mine: this directory, or a git URL to clone.",
+    `# repository = "."`,
+    `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
+    layout.requiresPython
+      ? `# python = "3.x"              # default: a Python on this machine that satisfies ${
+        q(layout.requiresPython.spec)
+      } (${layout.requiresPython.from})`
+      : `# python = "3.x"              # default: the newest Python found on this machine`,
+    `# test-dependencies = ["pytest"]`,
+    `# pytest-args = []`,
+    `# env = { DATABASE_URL = "sqlite://" }`,
+    "",
+    "[tasks]",
+    `# since = "2023-01-01"`,
+    `# limit = 20`,
+    `# max-source-files = 2`,
+    "",
+    "[run]",
+    `# sandbox = "auto"             # bubblewrap on Linux, seatbelt on macOS; "none" runs unconfined`,
+    `# timeout = 1800               # seconds per agent per task`,
+    `# quotas = { codex = 1 }`,
+    "",
+    "[judge]",
+    `# policy = "majority"          # majority, unanimous, strict or cross-vendor`,
+    `# run-suite = true`,
+    "",
+  );
+  const found = KNOWN_CLIS.filter((c) => agents.includes(c.executable));
+  if (found.length === 0) {
+    lines.push(
+      "# No agent CLI was found on PATH. Install one (codex, claude, gemini, mini, ...) and",
+      "# uncomment an entry, or race any command-line agent with agent = \"command\".",
+      "# [[contestants]]",
+      `# agent = "codex"`,
+      "",
+      "# [[contestants]]",
+      `# agent = "command"`,
+      `# name = "my-agent"`,
+      `# command = ["my-agent", "--prompt-file", "{prompt_file}"]`,
+      "",
+    );
+  } else {
+    for (const cli of found) {
+      lines.push("[[contestants]]", `agent = ${q(cli.agent)}`);
+      if (cli.note) lines.push(`model = "openai/gpt-5.1"   # ${cli.note}: a LiteLLM model name`);
+      else lines.push(`# model = "..."               # default: the agent's own default`);
+      lines.push("");
+    }
+  }
+  lines.push(
+    "# Examiners write tests only, from the issue, to cross-examine every patch.",
+    "# [[examiners]]",
+    `# agent = "claude-code"`,
+    `# assignment = "reproduce"`,
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** Look at `dir`, write `bugbout.toml` there (refusing to overwrite unless `force`). */
+export async function initProject(
+  dir: string,
+  options: { force?: boolean; path?: string } = {},
+): Promise<InitResult> {
+  const file = join(dir, "bugbout.toml");
+  if (!options.force) {
+    try {
+      await Deno.lstat(file);
+      throw new BugboutError(`${file} already exists; it was left as it is.`, {
+        hint: "Run `bugbout init --force` to overwrite it.",
+      });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  const layout = await detectLayout(dir);
+  if (!layout.isPython || !layout.source) {
+    throw new BugboutError(
+      layout.isPython
+        ? `Found Python files in ${dir} but no package directory (a directory with __init__.py).`
+        : `${dir} does not look like a Python project: no .py files were found.`,
+      {
+        hint: layout.isPython
+          ? `Write bugbout.toml by hand with [project] source = "path/to/package".`
+          : "bugbout replays fixes of Python projects tested with pytest; run init in one.",
+      },
+    );
+  }
+  const agents: string[] = [];
+  for (const cli of KNOWN_CLIS) {
+    if (await which(cli.executable, options.path)) agents.push(cli.executable);
+  }
+  const text = renderConfig(layout, agents);
+  await Deno.writeTextFile(file, text);
+  const notes: string[] = [];
+  if (layout.sourceReason) notes.push(`Package: ${layout.source} (${layout.sourceReason}).`);
+  if (!layout.tests) notes.push("No tests directory found; set [project] tests.");
+  if (agents.length === 0) {
+    notes.push("No agent CLI found on PATH; the contestants are commented out.");
+  }
+  return { file, text, layout, agents, notes };
+}

@@ -1,0 +1,96 @@
+/**
+ * A project: its validated config, the local repository (cloned once into `BUGBOUT_HOME` when
+ * `repository` is a URL), the results directory and the cache directory.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { checkPaths, type Config, loadConfig, type LoadOptions } from "./config.ts";
+import { BugboutError } from "./errors.ts";
+import { git, gitRun } from "./git.ts";
+import { inputsKey, slug } from "./hash.ts";
+import { bugboutHome } from "./home.ts";
+import { ResultsDir } from "./store.ts";
+
+/** The repository under test and where bugbout keeps its files for it. */
+export class Project {
+  /** The validated configuration. */
+  readonly config: Config;
+  /** Absolute path of the local git repository to mine. */
+  readonly repository: string;
+  /** `.bugbout/` beside bugbout.toml. */
+  readonly results: ResultsDir;
+  /** `BUGBOUT_HOME`: environments, checkouts, working copies. */
+  readonly home: string;
+
+  constructor(config: Config, repository: string, home = bugboutHome()) {
+    this.config = config;
+    this.repository = repository;
+    this.results = new ResultsDir(join(config.root, ".bugbout"));
+    this.home = home;
+  }
+
+  /** Load `bugbout.toml` from `path` (a directory or the file) and open its repository. */
+  static async load(path = ".", options: LoadOptions & { home?: string } = {}): Promise<Project> {
+    const config = await loadConfig(path, options);
+    const home = options.home ?? bugboutHome();
+    const repository = config.project.remote
+      ? await cloneOnce(config.project.repository, home)
+      : config.project.repository;
+    if (config.project.remote) {
+      await checkPaths({ ...config, project: { ...config.project, repository } });
+    }
+    return new Project(config, repository, home);
+  }
+
+  /** A directory inside `BUGBOUT_HOME` that belongs to this project. */
+  cacheDir(...parts: string[]): string {
+    return join(
+      this.home,
+      "projects",
+      `${slug(this.config.root.split("/").pop() ?? "p")}-${inputsKey(this.config.root)}`,
+      ...parts,
+    );
+  }
+}
+
+/** Clone a repository URL into `BUGBOUT_HOME/repos/` the first time; fetch it afterwards. */
+export async function cloneOnce(url: string, home: string): Promise<string> {
+  const dir = join(
+    home,
+    "repos",
+    `${slug(url.replace(/^\w+:\/\//, "")).slice(-60)}-${inputsKey(url)}`,
+  );
+  let present = false;
+  try {
+    present = (await Deno.stat(join(dir, "HEAD"))).isFile;
+  } catch {
+    present = false;
+  }
+  try {
+    if (!present) {
+      const temp = `${dir}.partial-${Deno.pid}`;
+      await Deno.remove(temp, { recursive: true }).catch(() => {});
+      await Deno.mkdir(join(home, "repos"), { recursive: true });
+      await git(["clone", "--quiet", "--bare", "--", url, temp], {
+        userConfig: true,
+        timeoutMs: 3_600_000,
+      });
+      await Deno.rename(temp, dir);
+    } else {
+      await gitRun(["fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/heads/*"], {
+        cwd: dir,
+        userConfig: true,
+        okCodes: "any",
+        timeoutMs: 600_000,
+      });
+    }
+  } catch (error) {
+    throw new BugboutError(`Cannot clone ${url}: ${(error as Error).message}`, {
+      hint:
+        "Check the URL and your access to it, or clone it yourself and set repository to the path.",
+    });
+  }
+  return dir;
+}
