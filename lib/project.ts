@@ -7,7 +7,7 @@
 
 import { join } from "node:path";
 import { checkPaths, type Config, loadConfig, type LoadOptions } from "./config.ts";
-import { BugboutError } from "./errors.ts";
+import { BugboutError, ConfigError } from "./errors.ts";
 import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
 import { bugboutHome } from "./home.ts";
@@ -39,7 +39,7 @@ export class Project {
       ? await cloneOnce(config.project.repository, home)
       : config.project.repository;
     if (config.project.remote) {
-      await checkPaths({ ...config, project: { ...config.project, repository } });
+      await checkSourceAtHead(repository, config.project.source, config.file);
     }
     return new Project(config, repository, home);
   }
@@ -93,4 +93,19 @@ export async function cloneOnce(url: string, home: string): Promise<string> {
     });
   }
   return dir;
+}
+
+/** In a cloned (bare) repository, check that `source` exists at HEAD. */
+async function checkSourceAtHead(repo: string, source: string, file: string): Promise<void> {
+  const result = await gitRun(["cat-file", "-e", `HEAD:${source}`], { cwd: repo, okCodes: "any" });
+  const module = await gitRun(["cat-file", "-e", `HEAD:${source}.py`], {
+    cwd: repo,
+    okCodes: "any",
+  });
+  if (result.code !== 0 && module.code !== 0) {
+    throw new ConfigError(
+      `${file}: [project] source: expected the package directory ${source} in the cloned repository.`,
+      { hint: `Set source to the package directory relative to the repository root.` },
+    );
+  }
 }
