@@ -77,6 +77,12 @@ export interface Invocation {
   writable?: string[];
   /** `true` to run outside bugbout's sandbox (only for agents that confine themselves). */
   unconfined?: boolean;
+  /**
+   * The `host:port` pairs this attempt may reach, when the adapter knows them better than
+   * {@linkcode CodingAgent.modelHosts} can (a base URL taken from `Session.hostEnv`). When given,
+   * it replaces `modelHosts()` for this attempt.
+   */
+  modelHosts?: string[];
 }
 
 /** What an adapter read from the agent's output after the run. */

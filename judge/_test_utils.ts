@@ -36,9 +36,13 @@ export function matrixOf(spec: MatrixSpec): Matrix {
   const trees = spec.trees.map((t) => {
     const { id, status } = typeof t === "string" ? { id: t, status: "ok" as const } : t;
     const base = id === "B" || id.startsWith("B#");
-    return base
-      ? { id, kind: "base" as const, status }
-      : { id, kind: "patch" as const, agent: id, status, message: status === "ok" ? undefined : "x" };
+    return base ? { id, kind: "base" as const, status } : {
+      id,
+      kind: "patch" as const,
+      agent: id,
+      status,
+      message: status === "ok" ? undefined : "x",
+    };
   });
   const cells: Matrix["cells"] = {};
   for (const [test, , letters] of spec.tests) {

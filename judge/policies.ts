@@ -10,6 +10,7 @@ import type { Policy } from "../lib/config.ts";
 import { BugboutError } from "../lib/errors.ts";
 import type { Verdict } from "../lib/records.ts";
 import {
+  type Breakage,
   breakages,
   cellOf,
   examinerBreakages,
@@ -179,7 +180,7 @@ export function assessPatch(
     } (${authors.map((a) => `${a.author} ${a.passed}/${a.total}`).join(", ")}), support ${
       support.toFixed(2)
     }${
-      meets ? "" : rule.threshold === "half" ? ", below the 0.50 needed" : ", not all of them"
+      meets ? "" : rule.threshold === "half" ? ", below the 0.50 needed" : ", short of all of them"
     }${aside}`,
   ];
 
@@ -188,18 +189,10 @@ export function assessPatch(
   const waived = broken.filter((b) => !b.counted);
   for (const b of counted) evidence.push(cellFor(b.test, patch, b.outcome));
   if (counted.length > 0) {
-    parts.push(
-      `breaks ${
-        listOf(counted.map((b) =>
-          `${b.test.id} (${b.outcome}; ${b.keptBy.length} of ${b.others} other patches keep it passing)`
-        ))
-      }`,
-    );
+    parts.push(`breaks ${listOf(counted.map(brokenText))}`);
   }
   if (waived.length > 0) {
-    parts.push(
-      `changes ${listOf(waived.map((b) => b.test.id))}, as most other patches do (not counted)`,
-    );
+    parts.push(`also changes ${listOf(waived.map(brokenText))}: no quorum, not counted`);
   }
 
   const examinerBroken = rule.guardExaminerTests ? examinerBreakages(facts, patch) : [];
@@ -239,4 +232,9 @@ function unique(values: string[]): string[] {
 export function listOf(items: readonly string[]): string {
   if (items.length <= 3) return items.join(", ");
   return `${items.slice(0, 3).join(", ")} and ${items.length - 3} more`;
+}
+
+function brokenText(b: Breakage): string {
+  const keep = b.others === 1 ? "other patch keeps" : "other patches keep";
+  return `${b.test.id} (${b.outcome}; ${b.keptBy.length} of ${b.others} ${keep} it passing)`;
 }

@@ -57,7 +57,7 @@ export function renderConfig(layout: Layout, agents: string[]): string {
       ? `# python = "3.x"              # default: a Python on this machine that satisfies ${
         q(layout.requiresPython.spec)
       } (${layout.requiresPython.from})`
-      : `# python = "3.x"              # default: the newest Python found on this machine`,
+      : `# python = "3.x"              # default: the Python uv finds on this machine`,
     `# test-dependencies = ["pytest"]`,
     `# pytest-args = []`,
     `# env = { DATABASE_URL = "sqlite://" }`,

@@ -18,6 +18,12 @@ export interface Confinement {
   /** Other host paths the command may read (toolchains, the test environment, the prompt). */
   readable?: string[];
   /**
+   * Host paths that must stay unreadable even where an allowed path contains them: the "future"
+   * (the user's repository, `BUGBOUT_HOME`, the results directory). Paths in `workdir`,
+   * `writable` and `readable` that lie inside one are allowed again (the most specific path wins).
+   */
+  deny?: string[];
+  /**
    * `none`: no network at all. Otherwise only these `host:port` pairs, through bugbout's proxy
    * (loopback targets are forwarded on the same port inside).
    */

@@ -45,7 +45,13 @@ export const PINNED: readonly PinnedAgent[] = [
     version: "0.61.0",
     bin: "gemini",
   },
-  { type: "opencode", registry: "npm", package: "opencode-ai", version: "1.18.33", bin: "opencode" },
+  {
+    type: "opencode",
+    registry: "npm",
+    package: "opencode-ai",
+    version: "1.18.33",
+    bin: "opencode",
+  },
   {
     type: "qwen-code",
     registry: "npm",
@@ -53,7 +59,13 @@ export const PINNED: readonly PinnedAgent[] = [
     version: "0.15.10",
     bin: "qwen",
   },
-  { type: "copilot", registry: "npm", package: "@github/copilot", version: "1.0.102", bin: "copilot" },
+  {
+    type: "copilot",
+    registry: "npm",
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+  },
   {
     type: "mini-swe-agent",
     registry: "pypi",
@@ -128,7 +140,29 @@ async function pypiVersion(venv: string, pkg: string): Promise<string | undefine
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
-async function installNpm(agent: PinnedAgent, dir: string, timeoutMs: number): Promise<void> {
+/** Does `bin --version` work? Run with a scratch HOME so nothing user-level is touched. */
+async function runs(bin: string): Promise<boolean> {
+  const home = await Deno.makeTempDir({ prefix: "bugbout-install-probe-" });
+  try {
+    const result = await run([bin, "--version"], {
+      okCodes: "any",
+      timeoutMs: 120_000,
+      ownGroup: true,
+      clearEnv: true,
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    return result.code === 0;
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+async function installNpm(
+  agent: PinnedAgent,
+  dir: string,
+  bin: string,
+  timeoutMs: number,
+): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
   await run([
     "npm",
@@ -140,6 +174,17 @@ async function installNpm(agent: PinnedAgent, dir: string, timeoutMs: number): P
     "--loglevel=error",
     `${agent.package}@${agent.version}`,
   ], { timeoutMs, ownGroup: true, env: { npm_config_update_notifier: "false" } });
+  // claude-code and opencode-ai only work after their postinstall script (it links the platform
+  // binary into place); npm versions that skip unapproved scripts leave a stub. Run it then.
+  if (!(await runs(bin))) {
+    await run(["npm", "rebuild", "--prefix", dir, "--foreground-scripts", agent.package], {
+      timeoutMs,
+      ownGroup: true,
+    });
+    if (!(await runs(bin))) {
+      throw new Error(`Cannot run ${bin} --version after installing ${agent.package}`);
+    }
+  }
 }
 
 async function installPypi(
@@ -155,9 +200,14 @@ async function installPypi(
     await run(["uv", "venv", "--python", python, venv], { timeoutMs, env });
   }
   await run(
-    ["uv", "pip", "install", "--python", join(venv, "bin", "python"), `${agent.package}==${
-      agent.version
-    }`],
+    [
+      "uv",
+      "pip",
+      "install",
+      "--python",
+      join(venv, "bin", "python"),
+      `${agent.package}==${agent.version}`,
+    ],
     { timeoutMs, env, ownGroup: true },
   );
 }
@@ -192,7 +242,7 @@ export async function installAgents(options: InstallOptions = {}): Promise<Insta
         : pypiVersion(join(dir, ".venv"), agent.package);
     let installed = false;
     if ((await current()) !== agent.version || !(await exists(bin))) {
-      if (agent.registry === "npm") await installNpm(agent, dir, timeoutMs);
+      if (agent.registry === "npm") await installNpm(agent, dir, bin, timeoutMs);
       else await installPypi(agent, dir, options.python ?? "3.11", timeoutMs);
       installed = true;
     }

@@ -1,0 +1,180 @@
+/**
+ * `bugbout doctor`: every check a bout needs, one result each, with what to do on failure. Nothing
+ * here spends an agent's quota: agents are only asked for their version.
+ *
+ * @module
+ */
+
+import { dirname, resolve } from "node:path";
+import type { Config } from "./config.ts";
+import { describeError } from "./errors.ts";
+import { defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
+import { Project } from "./project.ts";
+import { run, which } from "./proc.ts";
+import { resolvePython, uvVersion } from "./python/discover.ts";
+
+/** The result of one check. */
+export interface Check {
+  /** Short name: `git`, `config`, `uv`, ... */
+  name: string;
+  /** ok: fine; warn: works but worth knowing; fail: `bugbout run` cannot work. */
+  status: "ok" | "warn" | "fail";
+  /** What was found. */
+  detail: string;
+  /** What to do about a warning or failure. */
+  fix?: string;
+}
+
+/** Everything doctor found. */
+export interface DoctorReport {
+  /** Checks in order. */
+  checks: Check[];
+  /** True when nothing failed. */
+  ok: boolean;
+}
+
+/** Hooks for the checks that live in other modules (so doctor can be tested piece by piece). */
+export interface DoctorHooks {
+  /** The sandbox probe. */
+  sandbox?: (setting: Config["run"]["sandbox"]) => Promise<Check>;
+  /** GitHub access. */
+  github?: (project: Project) => Promise<Check>;
+}
+
+async function gitCheck(dir: string): Promise<Check> {
+  const root = await repositoryRoot(dir);
+  if (!root) {
+    return {
+      name: "git",
+      status: "fail",
+      detail: `${dir} is not inside a git repository`,
+      fix: "Run bugbout in your project's repository, or set [project] repository.",
+    };
+  }
+  try {
+    const branch = await defaultBranch(root);
+    const count = await firstParentCount(root, branch);
+    return {
+      name: "git",
+      status: count > 1 ? "ok" : "warn",
+      detail: `${root}: default branch ${branch}, ${count} commit(s) of first-parent history`,
+      fix: count > 1
+        ? undefined
+        : "A bout mines fixes from history; this repository has almost none.",
+    };
+  } catch (error) {
+    return {
+      name: "git",
+      status: "fail",
+      detail: describeError(error),
+      fix: "Check out a branch.",
+    };
+  }
+}
+
+async function agentChecks(config: Config): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const entry of [...config.contestants, ...config.examiners]) {
+    const options = entry.options as { executable?: string; command?: string[] };
+    const executable = options.executable ?? options.command?.[0] ?? entry.adapter.executable;
+    const label = `${entry.role} ${entry.name}`;
+    const path = executable ? await which(executable) : undefined;
+    if (!path) {
+      checks.push({
+        name: label,
+        status: "fail",
+        detail: `${executable || "(no executable)"} not found on PATH`,
+        fix: `Install ${entry.adapter.description}, or remove this entry from bugbout.toml.`,
+      });
+      continue;
+    }
+    let version = "version unknown";
+    if (entry.type !== "command") {
+      const result = await run([path, "--version"], {
+        okCodes: "any",
+        timeoutMs: 20_000,
+        env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" },
+        clearEnv: true,
+      }).catch(() => undefined);
+      const line = result?.stdout.trim().split("\n")[0];
+      if (result?.code === 0 && line) version = line;
+    }
+    checks.push({ name: label, status: "ok", detail: `${path} (${version})` });
+  }
+  if (config.contestants.length === 0) {
+    checks.push({
+      name: "contestants",
+      status: "fail",
+      detail: "bugbout.toml names no [[contestants]]",
+      fix: "Add at least one [[contestants]] entry (bugbout init lists the agents it finds).",
+    });
+  }
+  return checks;
+}
+
+/** Run every check for the project whose bugbout.toml is at `path`. */
+export async function doctor(path = ".", hooks: DoctorHooks = {}): Promise<DoctorReport> {
+  const checks: Check[] = [];
+  let project: Project | undefined;
+  let configError: string | undefined;
+  try {
+    project = await Project.load(path);
+  } catch (error) {
+    configError = describeError(error);
+  }
+  const start = project?.repository ??
+    (path.endsWith(".toml") ? dirname(resolve(path)) : resolve(path));
+  checks.push(await gitCheck(start));
+  if (project) {
+    checks.push({
+      name: "config",
+      status: "ok",
+      detail:
+        `${project.config.file}: ${project.config.contestants.length} contestant(s), ${project.config.examiners.length} examiner(s), policy ${project.config.judge.policy}`,
+    });
+  } else {
+    checks.push({
+      name: "config",
+      status: "fail",
+      detail: configError!,
+      fix: configError!.includes("No bugbout.toml")
+        ? "Run `bugbout init`."
+        : "Fix bugbout.toml as the message says.",
+    });
+  }
+  const uv = await uvVersion();
+  checks.push(
+    uv ? { name: "uv", status: "ok", detail: `uv ${uv}` } : {
+      name: "uv",
+      status: "fail",
+      detail: "uv not found on PATH",
+      fix:
+        "Install uv: `pip install uv` or https://docs.astral.sh/uv/getting-started/installation/",
+    },
+  );
+  if (uv && project) {
+    try {
+      const python = await resolvePython(project.repository, project.config.project);
+      checks.push({
+        name: "python",
+        status: "ok",
+        detail:
+          `Python ${python.version} (${python.path}; asked for ${python.request} by ${python.from})`,
+      });
+    } catch (error) {
+      checks.push({
+        name: "python",
+        status: "fail",
+        detail: describeError(error).split("\n")[0],
+        fix: (error as { hint?: string }).hint,
+      });
+    }
+  }
+  const setting = project?.config.run.sandbox ?? "auto";
+  if (hooks.sandbox) checks.push(await hooks.sandbox(setting));
+  if (project) {
+    checks.push(...await agentChecks(project.config));
+    if (hooks.github) checks.push(await hooks.github(project));
+  }
+  return { checks, ok: checks.every((c) => c.status !== "fail") };
+}

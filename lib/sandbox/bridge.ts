@@ -1,0 +1,148 @@
+/**
+ * The network bridge that runs inside a bubblewrap sandbox for an agent with network access.
+ *
+ * The sandbox has its own network namespace (only its own loopback), so the bridge is the one way
+ * out: it listens on a free port of the sandbox's `127.0.0.1` and relays each connection to
+ * bugbout's proxy over the bind-mounted Unix socket; for each allowed loopback target it also
+ * listens on the same port inside and tunnels it with `CONNECT`, so a client pointed at
+ * `http://127.0.0.1:PORT` works without proxy support. Then it starts the real command with
+ * inherited stdio and the proxy variables set, and exits with its exit code.
+ *
+ * The script is kept as source text so it works from a bundle: bugbout writes it to a read-only
+ * directory and runs it with this Deno (`Deno.execPath()`).
+ *
+ * @module
+ */
+
+/** What the bridge reads from its config file (no secrets: those travel in the environment). */
+export interface BridgeConfig {
+  /** The proxy's Unix socket, as seen inside the sandbox. */
+  socket: string;
+  /** Loopback targets to forward on the same port inside. */
+  forwards: { port: number; target: string }[];
+  /**
+   * Variables the bridge's own runtime needed (e.g. `DENO_DIR`): the command gets them back as
+   * the caller set them (a string) or not at all (`null`).
+   */
+  restore: Record<string, string | null>;
+}
+
+/** The bridge script (plain JavaScript, self-contained). Args: `<config.json> <argv...>`. */
+export const BRIDGE_SOURCE = String.raw`// bugbout network bridge (generated; see lib/sandbox/bridge.ts)
+const config = JSON.parse(Deno.readTextFileSync(Deno.args[0]));
+const argv = Deno.args.slice(1);
+const encoder = new TextEncoder();
+
+function closeQuietly(conn) {
+  try { conn?.close(); } catch { /* already closed */ }
+}
+async function writeAll(conn, data) {
+  let off = 0;
+  while (off < data.length) off += await conn.write(data.subarray(off));
+}
+async function pump(from, to) {
+  const buf = new Uint8Array(65536);
+  for (;;) {
+    const n = await from.read(buf);
+    if (n === null) break;
+    await writeAll(to, buf.subarray(0, n));
+  }
+  await to.closeWrite();
+}
+async function splice(a, b) {
+  const fail = () => { closeQuietly(a); closeQuietly(b); };
+  await Promise.all([pump(a, b).catch(fail), pump(b, a).catch(fail)]);
+  fail();
+}
+function headEnd(bytes) {
+  for (let i = 3; i < bytes.length; i++) {
+    if (bytes[i] === 10 && bytes[i - 1] === 13 && bytes[i - 2] === 10 && bytes[i - 3] === 13) {
+      return i + 1;
+    }
+  }
+  return -1;
+}
+async function relay(conn) {
+  let up;
+  try {
+    up = await Deno.connect({ transport: "unix", path: config.socket });
+    await splice(conn, up);
+  } catch {
+    closeQuietly(conn);
+    closeQuietly(up);
+  }
+}
+async function tunnel(conn, target) {
+  let up;
+  try {
+    up = await Deno.connect({ transport: "unix", path: config.socket });
+    await writeAll(up, encoder.encode("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
+    let data = new Uint8Array(0);
+    const buf = new Uint8Array(4096);
+    let end = -1;
+    while (end < 0 && data.length < 65536) {
+      const n = await up.read(buf);
+      if (n === null) break;
+      const next = new Uint8Array(data.length + n);
+      next.set(data);
+      next.set(buf.subarray(0, n), data.length);
+      data = next;
+      end = headEnd(data);
+    }
+    const status = new TextDecoder().decode(data.subarray(0, Math.max(end, 0)));
+    if (end < 0 || !/^HTTP\/1\.[01] 200/.test(status)) throw new Error(status);
+    if (end < data.length) await writeAll(conn, data.subarray(end));
+    await splice(conn, up);
+  } catch {
+    closeQuietly(conn);
+    closeQuietly(up);
+  }
+}
+async function serve(listener, handler) {
+  try {
+    for await (const conn of listener) handler(conn);
+  } catch { /* closed */ }
+}
+
+const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+serve(proxy, relay);
+for (const f of config.forwards) {
+  try {
+    serve(Deno.listen({ hostname: "127.0.0.1", port: f.port }), (c) => tunnel(c, f.target));
+  } catch (error) {
+    console.error("bugbout bridge: cannot listen on 127.0.0.1:" + f.port + " inside the sandbox: " + error);
+  }
+  try {
+    serve(Deno.listen({ hostname: "::1", port: f.port }), (c) => tunnel(c, f.target));
+  } catch { /* no IPv6 loopback inside */ }
+}
+
+const env = Deno.env.toObject();
+for (const [key, value] of Object.entries(config.restore)) {
+  if (value === null) delete env[key];
+  else env[key] = value;
+}
+const url = "http://127.0.0.1:" + proxy.addr.port;
+for (const key of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"]) {
+  env[key] = url;
+}
+if (config.forwards.length > 0) {
+  env.NO_PROXY = "127.0.0.1,localhost,::1";
+  env.no_proxy = env.NO_PROXY;
+}
+let code = 127;
+try {
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    clearEnv: true,
+    env,
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  code = (await child.status).code;
+} catch (error) {
+  console.error("bugbout bridge: cannot start " + argv[0] + ": " + error);
+}
+Deno.exit(code);
+`;

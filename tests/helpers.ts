@@ -1,0 +1,93 @@
+/**
+ * Helpers for tests that run the real CLI as a subprocess and compare its output with golden files.
+ *
+ * @module
+ */
+
+import { equal } from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** What a CLI run printed. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `deno run -A main.ts ...args` in `cwd` with a controlled environment. */
+export async function runBugbout(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliRun> {
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/root",
+    NO_COLOR: "1",
+    UV_PYTHON_DOWNLOADS: "never",
+    ...options.env,
+  };
+  for (const key of ["DENO_DIR", "UV_CACHE_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(key);
+    if (value !== undefined && !(key in env)) env[key] = value;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", join(ROOT, "main.ts"), ...args],
+    cwd: options.cwd,
+    env,
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** Replace machine-specific parts (paths, versions, timings) with placeholders. */
+export function normalize(text: string, replacements: Record<string, string> = {}): string {
+  let out = text;
+  const pairs = Object.entries(replacements).sort((a, b) => b[0].length - a[0].length);
+  for (const [from, to] of pairs) out = out.split(from).join(to);
+  return out
+    .replace(/\b\d+\.\d+(\.\d+)?(s|ms)\b/g, "<time>")
+    .replace(/uv \d+\.\d+\.\d+/g, "uv <version>")
+    .replace(/Python 3\.\d+\.\d+/g, "Python <version>")
+    .replace(/bubblewrap \d+\.\d+(\.\d+)?/g, "bubblewrap <version>");
+}
+
+/** Compare `actual` with `tests/golden/<name>`; `UPDATE_GOLDEN=1` rewrites the file instead. */
+export async function assertGolden(name: string, actual: string): Promise<void> {
+  const file = join(ROOT, "tests", "golden", name);
+  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
+    await Deno.writeTextFile(file, actual);
+    return;
+  }
+  let expected: string;
+  try {
+    expected = await Deno.readTextFile(file);
+  } catch {
+    throw new Error(`Golden file ${file} is missing; run with UPDATE_GOLDEN=1 to create it.`);
+  }
+  equal(actual, expected, `output differs from tests/golden/${name}`);
+}
+
+/** A temporary directory removed at the end of the scope (`await using`). */
+export async function tempDir(prefix = "bugbout-test-") {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+}
