@@ -151,7 +151,7 @@ export function assessPatch(
       ? "no run of the unfixed tree completed, so no test can reproduce the bug"
       : facts.reproductions.length === 0
       ? "no agent-written test fails on the unfixed tree"
-      : "no other author's test fails on the unfixed tree";
+      : "every test that fails on the unfixed tree is set aside for this patch";
     return {
       ...base,
       approved: false,

@@ -64,7 +64,8 @@ export interface McNemar {
 /**
  * The exact two-sided McNemar test (a sign test): under the null hypothesis each of the b + c
  * discordant pairs goes either way with probability 1/2, so p = min(1, 2 P[X <= min(b, c)]) with
- * X ~ Binomial(b + c, 1/2). Exact for any count (summed in log space, no normal approximation).
+ * X ~ Binomial(b + c, 1/2). Exact (integer binomials) up to 1,000 discordant pairs, and summed in
+ * log space beyond; never a normal approximation.
  */
 export function mcnemar(b: number, c: number): McNemar {
   if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
@@ -73,6 +74,17 @@ export function mcnemar(b: number, c: number): McNemar {
   const n = b + c;
   if (n === 0) return { b, c, p: 1 };
   const tail = Math.min(b, c);
+  if (n <= 1000) {
+    // Exact: integer binomials, one rounding when dividing by 2^n (a power of two).
+    let choose = 1n;
+    let sum = 1n;
+    for (let i = 1; i <= tail; i++) {
+      choose = (choose * BigInt(n - i + 1)) / BigInt(i);
+      sum += choose;
+    }
+    return { b, c, p: Math.min(1, Number(2n * sum) / 2 ** n) };
+  }
+  // Past 2^1000 the terms are summed in log space, still without a normal approximation.
   let logChoose = 0; // log C(n, i), starting at i = 0
   let sum = 0;
   const logHalfN = n * Math.log(0.5);

@@ -28,7 +28,8 @@ export interface BridgeConfig {
 }
 
 /** The bridge script (plain JavaScript, self-contained). Args: `<config.json> <argv...>`. */
-export const BRIDGE_SOURCE = String.raw`// bugbout network bridge (generated; see lib/sandbox/bridge.ts)
+export const BRIDGE_SOURCE = String
+  .raw`// bugbout network bridge (generated; see lib/sandbox/bridge.ts)
 const config = JSON.parse(Deno.readTextFileSync(Deno.args[0]));
 const argv = Deno.args.slice(1);
 const encoder = new TextEncoder();

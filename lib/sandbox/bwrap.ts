@@ -20,12 +20,13 @@
  * @module
  */
 
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { BugboutError } from "../errors.ts";
 import { run } from "../proc.ts";
 import type { ProcResult } from "../proc.ts";
 import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
 import { depth, isWithin, mustResolve, resolveIfExists } from "./_paths.ts";
-import { isLoopback, parseTarget, startProxy } from "./proxy.ts";
+import { formatTarget, isLoopback, parseTarget, startProxy } from "./proxy.ts";
 import type { Confinement, Sandbox } from "./types.ts";
 
 /** `HOME` inside when the confinement names none: an empty private tmpfs. */
@@ -46,14 +47,16 @@ const BRIDGE_ENV: Record<string, string> = {
   NO_COLOR: "1",
 };
 
-/** One mount of the sandbox root, in the order bwrap performs them. */
+/** One step of building the sandbox root, in the order bwrap performs them. */
 export type Mount =
-  | { op: "ro"; path: string }
+  | { op: "ro"; path: string; dest?: string }
+  | { op: "ro-try"; path: string }
   | { op: "rw"; path: string }
-  | { op: "tmpfs"; path: string; bytes: number }
-  | { op: "hide"; path: string; directory: boolean }
   | { op: "symlink"; path: string; target: string }
-  | { op: "ro-try"; path: string };
+  | { op: "dev" }
+  | { op: "proc" }
+  | { op: "tmpfs"; path: string; bytes: number }
+  | { op: "hide"; path: string; directory: boolean };
 
 /** A confinement with every path resolved: what {@linkcode bwrapArgs} turns into argv. */
 export interface MountPlan {
@@ -73,14 +76,13 @@ export interface PlanExtras {
   bridgeDir?: string;
 }
 
-const ORDER: Record<Mount["op"], number> = {
-  symlink: 0,
-  "ro-try": 0,
-  tmpfs: 1,
-  hide: 2,
-  ro: 3,
-  rw: 4,
-};
+/** Among mounts at the same depth: a covering tmpfs first, then what it lets through. */
+const ORDER = { tmpfs: 0, hide: 1, ro: 2, rw: 3 } as const;
+type TreeMount = Extract<Mount, { op: keyof typeof ORDER }>;
+
+function dest(m: TreeMount): string {
+  return m.op === "ro" ? m.dest ?? m.path : m.path;
+}
 
 /**
  * Resolve a confinement into mounts: real paths everywhere, failing closed (a
@@ -107,28 +109,29 @@ export async function planMounts(c: Confinement, extras: PlanExtras = {}): Promi
       // not on this host
     }
   }
-  system.push({ op: "ro-try", path: "/opt" });
+  system.push({ op: "ro-try", path: "/opt" }, { op: "dev" }, { op: "proc" });
 
   // HOME: the caller's directory when it is writable anyway, else a private tmpfs there.
+  if (c.home !== undefined && !isAbsolute(c.home)) {
+    throw new BugboutError(`Cannot confine the command: HOME "${c.home}" is not absolute.`);
+  }
   let home = c.home ?? DEFAULT_HOME;
   const homeReal = c.home ? await resolveIfExists(c.home) : undefined;
   const homeBound = homeReal !== undefined && writable.some((w) => isWithin(homeReal, w));
   if (homeBound) home = homeReal;
 
-  const hostRoots = [...system.filter((m) => m.op === "ro" || m.op === "ro-try"), ...readable.map(
-    (path) => ({ path }),
-  ), ...writable.map((path) => ({ path }))].map((m) => m.path);
-  const allowed = [...readable, ...writable];
-  const hides: Mount[] = [];
+  // A denied path needs covering only where an allowed host mount would show it.
+  const hostRoots = [...SYSTEM_ROOTS, "/opt", ...readable, ...writable];
+  const allowed = new Set([...readable, ...writable]);
+  const hides: TreeMount[] = [];
   for (const p of c.deny ?? []) {
     const real = await resolveIfExists(p);
-    if (!real || allowed.includes(real)) continue;
-    if (!hostRoots.some((root) => isWithin(real, root) && real !== root || real === root)) continue;
+    if (!real || allowed.has(real) || !hostRoots.some((root) => isWithin(real, root))) continue;
     const info = await Deno.stat(real);
     hides.push({ op: "hide", path: real, directory: info.isDirectory });
   }
 
-  const tree: Mount[] = [
+  const tree: TreeMount[] = [
     { op: "tmpfs", path: "/tmp", bytes: tmpfsBytes },
     { op: "tmpfs", path: "/var/tmp", bytes: tmpfsBytes },
     ...(homeBound ? [] : [{ op: "tmpfs" as const, path: home, bytes: tmpfsBytes }]),
@@ -138,18 +141,18 @@ export async function planMounts(c: Confinement, extras: PlanExtras = {}): Promi
       !SYSTEM_ROOTS.some((root) => isWithin(p, root)) ||
       hides.some((h) => isWithin(p, h.path))
     ).map((path) => ({ op: "ro" as const, path })),
-    ...(extras.bridgeDir ? [{ op: "ro" as const, path: extras.bridgeDir }] : []),
+    ...(extras.bridgeDir ? [{ op: "ro" as const, path: extras.bridgeDir, dest: BRIDGE_DIR }] : []),
     ...writable.map((path) => ({ op: "rw" as const, path })),
   ];
   const seen = new Set<string>();
   const sorted = tree
     .map((m, i) => ({ m, i }))
     .sort((a, b) =>
-      depth(a.m.path) - depth(b.m.path) || ORDER[a.m.op] - ORDER[b.m.op] || a.i - b.i
+      depth(dest(a.m)) - depth(dest(b.m)) || ORDER[a.m.op] - ORDER[b.m.op] || a.i - b.i
     )
     .map(({ m }) => m)
     .filter((m) => {
-      const key = `${m.op}:${m.path}`;
+      const key = `${m.op}:${dest(m)}`;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
@@ -157,12 +160,22 @@ export async function planMounts(c: Confinement, extras: PlanExtras = {}): Promi
   return { mounts: [...system, ...sorted], workdir, home };
 }
 
-/**
- * The bwrap arguments (without `bwrap` itself) that run `argv` under `plan`. Pure; the
- * environment is not part of it. `bridgeDir` (a host path in `plan`) is mounted at
- * {@linkcode BRIDGE_DIR}.
- */
-export function bwrapArgs(plan: MountPlan, argv: readonly string[], bridgeDir?: string): string[] {
+/** Options for {@linkcode bwrapArgs}. */
+export interface BwrapArgsOptions {
+  /**
+   * Pass `--perms` and `--size` for tmpfs mounts (bubblewrap 0.7 and later). Without them the
+   * private tmpfs mounts are not size-capped. Default `true`.
+   */
+  sizedTmpfs?: boolean;
+}
+
+/** The bwrap arguments (without `bwrap` itself) that run `argv` under `plan`. Pure. */
+export function bwrapArgs(
+  plan: MountPlan,
+  argv: readonly string[],
+  options: BwrapArgsOptions = {},
+): string[] {
+  const sized = options.sizedTmpfs ?? true;
   const args = [
     "--die-with-parent",
     "--new-session",
@@ -178,17 +191,10 @@ export function bwrapArgs(plan: MountPlan, argv: readonly string[], bridgeDir?: 
     "bugbout",
   ];
   const hidden: string[] = [];
-  let devDone = false;
   for (const m of plan.mounts) {
-    // /dev and /proc go right after the system mounts, before anything deeper.
-    if (!devDone && m.op !== "symlink" && m.op !== "ro-try" && !SYSTEM_ROOTS.includes(m.path)) {
-      args.push("--dev", "/dev", "--proc", "/proc");
-      devDone = true;
-    }
     switch (m.op) {
       case "ro":
-        if (m.path === bridgeDir) args.push("--ro-bind", m.path, BRIDGE_DIR);
-        else args.push("--ro-bind", m.path, m.path);
+        args.push("--ro-bind", m.path, m.dest ?? m.path);
         break;
       case "ro-try":
         args.push("--ro-bind-try", m.path, m.path);
@@ -199,12 +205,20 @@ export function bwrapArgs(plan: MountPlan, argv: readonly string[], bridgeDir?: 
       case "symlink":
         args.push("--symlink", m.target, m.path);
         break;
+      case "dev":
+        args.push("--dev", "/dev");
+        break;
+      case "proc":
+        args.push("--proc", "/proc");
+        break;
       case "tmpfs":
-        args.push("--perms", "1777", "--size", String(m.bytes), "--tmpfs", m.path);
+        if (sized) args.push("--perms", "1777", "--size", String(m.bytes));
+        args.push("--tmpfs", m.path);
         break;
       case "hide":
         if (m.directory) {
-          args.push("--perms", "0555", "--size", "65536", "--tmpfs", m.path);
+          if (sized) args.push("--perms", "0555", "--size", "65536");
+          args.push("--tmpfs", m.path);
           hidden.push(m.path);
         } else {
           args.push("--ro-bind", "/dev/null", m.path);
@@ -212,7 +226,7 @@ export function bwrapArgs(plan: MountPlan, argv: readonly string[], bridgeDir?: 
         break;
     }
   }
-  if (!devDone) args.push("--dev", "/dev", "--proc", "/proc");
+  // Last, so mount points for allowed paths inside a hidden one could still be made.
   for (const path of hidden) args.push("--remount-ro", path);
   args.push("--remount-ro", "/", "--chdir", plan.workdir, "--", ...argv);
   return args;
@@ -237,6 +251,8 @@ export interface BubblewrapOptions {
   bwrap: string;
   /** The Deno that runs the network bridge inside. Defaults to `Deno.execPath()`. */
   bridgeRuntime?: string;
+  /** Whether this bwrap takes `--size`/`--perms` for tmpfs (see `probeSandbox()`). Default true. */
+  sizedTmpfs?: boolean;
 }
 
 /** Runs commands under bubblewrap. Get one from `openSandbox()`, which probes bwrap first. */
@@ -245,11 +261,13 @@ export class BubblewrapSandbox implements Sandbox {
   readonly kind = "bubblewrap" as const;
   readonly #bwrap: string;
   readonly #runtime?: string;
+  readonly #sized: boolean;
 
   /** Wrap an existing bwrap binary; does not check that it works (see `probeSandbox()`). */
   constructor(options: BubblewrapOptions) {
     this.#bwrap = options.bwrap;
     this.#runtime = options.bridgeRuntime;
+    this.#sized = options.sizedTmpfs ?? true;
   }
 
   /** Run `argv` confined; never throws for the command's own exit code. */
@@ -257,13 +275,10 @@ export class BubblewrapSandbox implements Sandbox {
     const command = c.memoryMb !== undefined ? withMemoryCap(argv, c.memoryMb) : argv;
     if (c.network === "none") {
       const plan = await planMounts(c);
-      return await this.#spawn(bwrapArgs(plan, command), plan, c, {});
+      return await this.#spawn(bwrapArgs(plan, command, { sizedTmpfs: this.#sized }), plan, c, {});
     }
-    const targets = c.network.allow.map(parseTarget);
-    const forwards = targets.filter((t) => isLoopback(t.host)).map((t) => ({
-      port: t.port,
-      target: c.network === "none" ? "" : c.network.allow[targets.indexOf(t)].trim(),
-    }));
+    const forwards = c.network.allow.map(parseTarget).filter((t) => isLoopback(t.host))
+      .map((t) => ({ port: t.port, target: formatTarget(t) }));
     const runtime = await mustResolve(this.#runtime ?? Deno.execPath(), "bridge runtime (Deno)");
     const dir = await Deno.makeTempDir({ prefix: "bugbout-net-" });
     try {
@@ -290,7 +305,8 @@ export class BubblewrapSandbox implements Sandbox {
         `${BRIDGE_DIR}/bridge.json`,
         ...command,
       ];
-      return await this.#spawn(bwrapArgs(plan, bridged, dir), plan, c, BRIDGE_ENV);
+      const args = bwrapArgs(plan, bridged, { sizedTmpfs: this.#sized });
+      return await this.#spawn(args, plan, c, BRIDGE_ENV);
     } finally {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }

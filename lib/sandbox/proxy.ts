@@ -158,7 +158,9 @@ function reply(status: string, message: string): Uint8Array {
   const body = `bugbout proxy: ${message}\n`;
   return new TextEncoder().encode(
     `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-      `Content-Length: ${new TextEncoder().encode(body).length}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${
+        new TextEncoder().encode(body).length
+      }\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -236,7 +238,10 @@ export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
           await writeAll(client, reply("502 Bad Gateway", `cannot reach ${target}: ${error}`));
           return;
         }
-        await writeAll(client, new TextEncoder().encode(`${version} 200 Connection Established\r\n\r\n`));
+        await writeAll(
+          client,
+          new TextEncoder().encode(`${version} 200 Connection Established\r\n\r\n`),
+        );
         if (got.rest.length) await writeAll(upstream, got.rest);
         await splice(client, upstream);
         return;

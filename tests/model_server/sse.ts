@@ -46,7 +46,9 @@ export class OpenStreams {
   /** Register a way to end a stream; returns the function that unregisters it. */
   add(end: () => void): () => void {
     this.#open.add(end);
-    return () => this.#open.delete(end);
+    return () => {
+      this.#open.delete(end);
+    };
   }
   /** End every stream still open. */
   endAll(): void {
@@ -70,8 +72,8 @@ export function deliver(
   signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let timer: number | undefined;
-  let forget = () => false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let forget: () => void = () => {};
   let closed = false;
   const count = delivery.hang
     ? Math.min(1, chunks.length)

@@ -1,0 +1,57 @@
+/**
+ * Which kind of change a path is: the author's tests, pytest configuration and import hooks, source
+ * under the package, or anything else. Scoring applies `source` only; cross-examination installs an
+ * author's `test` and `config` files under a directory of their own.
+ *
+ * @module
+ */
+
+import type { PatchFile } from "../records.ts";
+
+/** Where the package and the tests live, for classifying paths. */
+export interface PathRules {
+  /** The package directory at B (`src/pkg`, `pkg`, or a module `pkg.py`). */
+  packageDir: string;
+  /** The tests directory from `[project] tests`. */
+  testsDir: string;
+}
+
+const CONFIG_NAMES = new Set([
+  "conftest.py",
+  "pytest.ini",
+  ".pytest.ini",
+  "tox.ini",
+  "setup.cfg",
+  "pyproject.toml",
+  "sitecustomize.py",
+  "usercustomize.py",
+  "noxfile.py",
+]);
+
+/** True for a file name pytest collects as a test module by default. */
+export function isTestFileName(name: string): boolean {
+  return /^test_.*\.py$/.test(name) || /_test\.py$/.test(name);
+}
+
+function under(path: string, dir: string): boolean {
+  if (!dir || dir === ".") return true;
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+/**
+ * Classify one changed path. `config` covers everything that can change how pytest runs or what
+ * Python imports (conftest.py, pytest/tox/setup.cfg/pyproject configuration, sitecustomize, `.pth`
+ * files, pytest plugins), wherever it is: such edits are never applied when scoring.
+ */
+export function classifyPath(path: string, rules: PathRules): PatchFile["kind"] {
+  const name = path.split("/").pop() ?? path;
+  if (CONFIG_NAMES.has(name) || name.endsWith(".pth") || /^pytest_.*\.py$/.test(name)) {
+    return "config";
+  }
+  if (under(path, rules.testsDir) || isTestFileName(name) || /(^|\/)tests?\//.test(path)) {
+    return "test";
+  }
+  const pkg = rules.packageDir.replace(/\.py$/, "");
+  if (path === `${pkg}.py` || under(path, pkg)) return "source";
+  return "other";
+}
