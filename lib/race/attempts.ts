@@ -1,0 +1,102 @@
+/**
+ * Attempts on disk: `.bugbout/attempts/<task>/<agent>.json` plus the captured patches beside it.
+ * The patches are written first and the JSON last, so a JSON file means a finished attempt.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { slug } from "../hash.ts";
+import { type Attempt, attemptSchema } from "../records.ts";
+import { readJson, type ResultsDir, writeJsonAtomic, writeTextAtomic } from "../store.ts";
+
+/** The patches of an attempt. */
+export interface AttemptPatches {
+  /** Source changes: what scoring applies. */
+  source: string;
+  /** Tests and test configuration: what cross-examination installs. */
+  tests: string;
+  /** Everything that changed. */
+  full: string;
+}
+
+/** Paths of one attempt's files. */
+export function attemptPaths(results: ResultsDir, task: string, agent: string) {
+  const base = results.file("attempts", task, slug(agent));
+  return {
+    json: `${base}.json`,
+    source: `${base}.source.patch`,
+    tests: `${base}.tests.patch`,
+    full: `${base}.patch`,
+  };
+}
+
+/** Save a finished attempt atomically (patches, then the record). */
+export async function saveAttempt(
+  results: ResultsDir,
+  attempt: Attempt,
+  patches: AttemptPatches,
+): Promise<void> {
+  const paths = attemptPaths(results, attempt.task, attempt.agent);
+  await writeTextAtomic(paths.source, patches.source);
+  await writeTextAtomic(paths.tests, patches.tests);
+  await writeTextAtomic(paths.full, patches.full);
+  await writeJsonAtomic(paths.json, attempt);
+}
+
+/** Read a finished attempt, or undefined when there is none. */
+export function loadAttempt(
+  results: ResultsDir,
+  task: string,
+  agent: string,
+): Promise<Attempt | undefined> {
+  return readJson(attemptPaths(results, task, agent).json, attemptSchema, "attempts");
+}
+
+/** Read an attempt's patches (empty strings when missing). */
+export async function loadPatches(
+  results: ResultsDir,
+  task: string,
+  agent: string,
+): Promise<AttemptPatches> {
+  const paths = attemptPaths(results, task, agent);
+  const read = (p: string) => Deno.readTextFile(p).catch(() => "");
+  return {
+    source: await read(paths.source),
+    tests: await read(paths.tests),
+    full: await read(paths.full),
+  };
+}
+
+/** Every attempt saved for a task, by agent name. */
+export async function loadTaskAttempts(
+  results: ResultsDir,
+  task: string,
+): Promise<Map<string, Attempt>> {
+  const found = new Map<string, Attempt>();
+  const dir = results.file("attempts", task);
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+      const attempt = await readJson(join(dir, entry.name), attemptSchema, "attempts");
+      if (attempt) found.set(attempt.agent, attempt);
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return found;
+}
+
+/** Statuses `--retry-failed` runs again. */
+export const RETRYABLE: readonly Attempt["status"][] = ["quota", "infra-error"];
+
+/** Whether an attempt must run (again). */
+export function needsRun(
+  saved: Attempt | undefined,
+  inputsKey: string,
+  retryFailed: boolean,
+): boolean {
+  if (!saved) return true;
+  if (saved.inputsKey !== inputsKey) return true;
+  return retryFailed && RETRYABLE.includes(saved.status);
+}
