@@ -180,19 +180,32 @@ export function matchesAny(texts: readonly (string | undefined)[], patterns: rea
   return texts.some((text) => text !== undefined && patterns.some((p) => p.test(text)));
 }
 
-/** The identity fields every agent shares, from its spec and the adapter's defaults. */
-export function identity(
-  spec: AgentSpec<{ executable?: string }>,
-  definition: { type: string; executable: string },
-) {
-  return {
-    type: definition.type,
-    name: spec.name,
-    model: spec.model,
-    vendor: spec.vendor,
-    quota: spec.quota,
-    executable: spec.options.executable ?? definition.executable,
-  };
+/** The fields every agent shares, filled from its spec and the adapter's defaults. */
+export abstract class AgentBase<Options extends { executable?: string }> {
+  /** The adapter type. */
+  readonly type: string;
+  /** The report name. */
+  readonly name: string;
+  /** The configured model. */
+  readonly model?: string;
+  /** Who made the model. */
+  readonly vendor: string;
+  /** The quota lane. */
+  readonly quota: string;
+  /** The program to run: the `executable` option, else the adapter's default. */
+  readonly executable: string;
+  /** The adapter's validated options. */
+  protected readonly options: Options;
+
+  constructor(spec: AgentSpec<Options>, definition: { type: string; executable: string }) {
+    this.type = definition.type;
+    this.name = spec.name;
+    this.model = spec.model;
+    this.vendor = spec.vendor;
+    this.quota = spec.quota;
+    this.executable = spec.options.executable ?? definition.executable;
+    this.options = spec.options;
+  }
 }
 
 const VERSION = /\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?/;

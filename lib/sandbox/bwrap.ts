@@ -282,7 +282,7 @@ export class BubblewrapSandbox implements Sandbox {
     const runtime = await mustResolve(this.#runtime ?? Deno.execPath(), "bridge runtime (Deno)");
     const dir = await Deno.makeTempDir({ prefix: "bugbout-net-" });
     try {
-      await using _proxy = await startProxy({
+      await using _proxy = startProxy({
         allow: c.network.allow,
         listen: { unix: join(dir, "proxy.sock") },
       });

@@ -186,7 +186,7 @@ function originForm(lines: string[], method: string, url: URL, version: string):
  * Start an allow-listing proxy. Every allowed entry is validated up front (a bad one throws a
  * {@linkcode BugboutError}). Close the returned server when the run ends.
  */
-export async function startProxy(options: ProxyOptions): Promise<ProxyServer> {
+export function startProxy(options: ProxyOptions): ProxyServer {
   const allow = options.allow.map(parseTarget);
   const allowed = (t: ProxyTarget) => allow.some((a) => a.host === t.host && a.port === t.port);
   const listener: Deno.Listener = "unix" in options.listen

@@ -163,7 +163,7 @@ export class SeatbeltSandbox implements Sandbox {
       const env: Record<string, string> = { ...c.env, HOME: home, TMPDIR: `${tmpdir}/` };
       const ports: number[] = [];
       if (c.network !== "none") {
-        proxy = await startProxy({ allow: c.network.allow, listen: { tcp: "127.0.0.1" } });
+        proxy = startProxy({ allow: c.network.allow, listen: { tcp: "127.0.0.1" } });
         ports.push(proxy.port!);
         const url = `http://127.0.0.1:${proxy.port}`;
         for (const key of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"]) {

@@ -121,7 +121,7 @@ export class ModelServer implements AsyncDisposable {
     this.#failure = options.failure;
     this.#server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      (request, info) => this.#handle(request, info),
+      (request) => this.#handle(request),
     );
     this.port = this.#server.addr.port;
     this.url = `http://127.0.0.1:${this.port}`;
@@ -204,7 +204,7 @@ export class ModelServer implements AsyncDisposable {
     return failure;
   }
 
-  async #handle(request: Request, _info: Deno.ServeHandlerInfo): Promise<Response> {
+  async #handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const raw = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
     let body: unknown = undefined;
@@ -248,14 +248,13 @@ export class ModelServer implements AsyncDisposable {
       text: parsed.text,
       toolResults: parsed.toolResults,
     });
-    return this.#answer(parsed, record, url.searchParams, request.signal);
+    return this.#answer(parsed, record, url.searchParams);
   }
 
   #answer(
     parsed: ParsedRequest,
     record: RecordedRequest,
     query: URLSearchParams,
-    signal: AbortSignal,
   ): Response {
     const aux = parsed.tools.length === 0;
     let failure = this.#takeFailure();
@@ -312,7 +311,7 @@ export class ModelServer implements AsyncDisposable {
       usage,
       created: Math.floor(Date.now() / 1000),
     }, query);
-    return new Response(deliver(encoded.chunks, delivery, this.#streams, signal), {
+    return new Response(deliver(encoded.chunks, delivery, this.#streams), {
       headers: { "content-type": encoded.contentType, "cache-control": "no-cache" },
     });
   }

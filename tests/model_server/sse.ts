@@ -63,13 +63,12 @@ export class OpenStreams {
 
 /**
  * A response body that writes `chunks` one by one as `delivery` says. It stops early when the
- * client goes away (`signal`) or when `streams.endAll()` runs.
+ * client goes away (the body is cancelled) or when `streams.endAll()` runs.
  */
 export function deliver(
   chunks: readonly string[],
   delivery: Delivery,
   streams: OpenStreams,
-  signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -87,7 +86,6 @@ export function deliver(
         closed = true;
         if (timer !== undefined) clearTimeout(timer);
         forget();
-        signal.removeEventListener("abort", onAbort);
         try {
           if (how === "close") controller.close();
           else controller.error(new Error("scripted connection reset"));
@@ -95,9 +93,7 @@ export function deliver(
           // the client already cancelled the body
         }
       };
-      const onAbort = () => finish("close");
       forget = streams.add(() => finish("close"));
-      signal.addEventListener("abort", onAbort, { once: true });
       let at = 0;
       const step = () => {
         timer = undefined;

@@ -1,0 +1,70 @@
+/**
+ * Sandboxes: run a command so that it cannot read the fix, write outside its run, or reach the
+ * network beyond an allow-list.
+ *
+ * - {@linkcode openSandbox} picks and checks the sandbox for a `[run] sandbox` setting: bubblewrap
+ *   on Linux, Seatbelt on macOS. It never falls back to no sandbox on its own: when the sandbox
+ *   cannot start it throws a {@linkcode BugboutError} that says why and how to fix it.
+ * - {@linkcode probeSandbox} is the same check as a result, for `bugbout doctor`.
+ * - {@linkcode toolchainPaths} lists the read-only mounts an executable needs (its install root,
+ *   its interpreter's prefix), for `Confinement.readable`.
+ * - `Sandbox.run(argv, confinement)` runs one command; see `types.ts` for the contract.
+ *
+ * The policies bugbout uses: tests get `network: "none"` and write only their checkout; an agent
+ * gets `network: { allow: agent.modelHosts() }` (an allow-listing proxy; loopback targets are
+ * forwarded on the same port) and writes its checkout, log and state directories. Both pass
+ * `deny: [repository, BUGBOUT_HOME, results directory]`.
+ *
+ * @example Run a command with no network, reading only the system and the checkout
+ * ```ts
+ * import { openSandbox } from "./mod.ts";
+ *
+ * const sandbox = await openSandbox("auto");
+ * const result = await sandbox.run(["python3", "-c", "print(1)"], {
+ *   workdir: "/path/to/checkout",
+ *   network: "none",
+ *   env: { PATH: "/usr/bin:/bin" },
+ *   timeoutMs: 60_000,
+ * });
+ * ```
+ *
+ * @module
+ */
+
+import { BugboutError } from "../errors.ts";
+import { BubblewrapSandbox } from "./bwrap.ts";
+import { UnconfinedSandbox } from "./none.ts";
+import { platformKind, probeSandbox } from "./probe.ts";
+import { SeatbeltSandbox } from "./seatbelt.ts";
+import type { Sandbox, SandboxKind } from "./types.ts";
+
+export type { Confinement, Sandbox, SandboxKind } from "./types.ts";
+export { BubblewrapSandbox, DEFAULT_HOME, planMounts, withMemoryCap } from "./bwrap.ts";
+export { UNCONFINED, UnconfinedSandbox } from "./none.ts";
+export { platformKind, probeSandbox, type SandboxProbe } from "./probe.ts";
+export { type ProxyServer, startProxy } from "./proxy.ts";
+export { seatbeltProfile, SeatbeltSandbox } from "./seatbelt.ts";
+export { toolchainPaths } from "./toolchain.ts";
+
+/** The `[run] sandbox` setting. */
+export type SandboxSetting = "auto" | SandboxKind;
+
+/**
+ * The sandbox for `setting`, checked: bubblewrap is probed for real before it is returned.
+ * `auto` is bubblewrap on Linux and Seatbelt on macOS; `none` runs unconfined (only when asked).
+ * Throws a {@linkcode BugboutError} with a hint when the sandbox cannot start.
+ */
+export async function openSandbox(setting: SandboxSetting = "auto"): Promise<Sandbox> {
+  if (setting === "none") return new UnconfinedSandbox();
+  const probe = await probeSandbox(setting);
+  if (!probe.ok) {
+    throw new BugboutError(`Cannot start the ${probe.kind} sandbox: ${probe.detail}.`, {
+      hint: probe.fix,
+    });
+  }
+  const kind = setting === "auto" ? platformKind() : setting;
+  if (kind === "bubblewrap") {
+    return new BubblewrapSandbox({ bwrap: probe.executable!, sizedTmpfs: probe.sizedTmpfs });
+  }
+  return new SeatbeltSandbox({ sandboxExec: probe.executable });
+}
