@@ -23,12 +23,20 @@ export function hostPort(url: string): string {
       hint: "Write it in full, for example http://127.0.0.1:8080/v1.",
     });
   }
-  const defaults: Record<string, string> = { "https:": "443", "wss:": "443", "http:": "80", "ws:": "80" };
+  const defaults: Record<string, string> = {
+    "https:": "443",
+    "wss:": "443",
+    "http:": "80",
+    "ws:": "80",
+  };
   const port = parsed.port || defaults[parsed.protocol];
   if (!port) {
-    throw new ConfigError(`Cannot tell the port of ${url}: the scheme ${parsed.protocol} has none.`, {
-      hint: "Use an http:// or https:// URL, or give the port explicitly.",
-    });
+    throw new ConfigError(
+      `Cannot tell the port of ${url}: the scheme ${parsed.protocol} has none.`,
+      {
+        hint: "Use an http:// or https:// URL, or give the port explicitly.",
+      },
+    );
   }
   return `${parsed.hostname}:${port}`;
 }

@@ -51,7 +51,7 @@ const PROVIDER = "bugbout";
 /** Request and stream retries against a custom provider: enough for a blip, short for a quota. */
 const RETRIES = 2;
 /** Where the closing message is written, inside the log directory. */
-const LAST_MESSAGE = "codex-last-message.txt";
+const LAST_MESSAGE = "last_message.txt";
 
 const OPENAI_HOSTS = ["api.openai.com:443", "chatgpt.com:443", "auth.openai.com:443"];
 const LOCAL_PORTS = { ollama: 11434, lmstudio: 1234 } as const;

@@ -79,6 +79,10 @@ export const taskSchema = z.object({
   /** The cleaned problem statement given to agents. */
   statement: z.string(),
   statementSource: z.enum(STATEMENT_SOURCES),
+  /** Other files the fix added or changed under the tests directory (conftest.py, data). */
+  supportFiles: z.array(z.string()).optional(),
+  /** For a pull request: the issue it closes, whose text is the statement. */
+  linkedIssue: z.int().positive().optional(),
 });
 /** One mined task. */
 export type Task = z.infer<typeof taskSchema>;

@@ -40,6 +40,12 @@ export interface RunTurn extends TurnBase {
   run: string;
 }
 
+/** Read a file with the agent's read tool (some agents refuse to edit unread files), or `cat`. */
+export interface ReadTurn extends TurnBase {
+  /** The file; relative paths are resolved against the script's `cwd`. */
+  read: string;
+}
+
 /** Write a whole file, with the agent's write tool or a shell heredoc. */
 export interface WriteTurn extends TurnBase {
   /** The file (relative paths are resolved against the script's `cwd`) and its content. */
@@ -65,7 +71,7 @@ export interface FailTurn {
 }
 
 /** One scripted model response. */
-export type Turn = RunTurn | WriteTurn | EditTurn | FinishTurn | FailTurn;
+export type Turn = RunTurn | ReadTurn | WriteTurn | EditTurn | FinishTurn | FailTurn;
 
 /** Quota bodies the server can send; `auto` picks the vendor's usual one for the API hit. */
 export type QuotaFlavor =
@@ -116,20 +122,23 @@ export interface ToolCall {
 /** The abstract action inside a turn, or undefined for `finish`/`fail`. */
 export type Action =
   | { kind: "run"; command: string }
+  | { kind: "read"; path: string }
   | { kind: "write"; path: string; content: string }
   | { kind: "edit"; path: string; old: string; new: string };
 
 /** The action a turn asks for (undefined for `finish` and `fail`). */
 export function actionOf(turn: Turn): Action | undefined {
   if ("run" in turn) return { kind: "run", command: turn.run };
+  if ("read" in turn) return { kind: "read", path: turn.read };
   if ("write" in turn) return { kind: "write", ...turn.write };
   if ("edit" in turn) return { kind: "edit", ...turn.edit };
   return undefined;
 }
 
-/** A short label of a turn for request records: `run`, `write`, `edit`, `finish` or `fail`. */
-export function turnKind(turn: Turn): "run" | "write" | "edit" | "finish" | "fail" {
+/** A short label of a turn for request records: `run`, `read`, `write`, `edit`, `finish`, `fail`. */
+export function turnKind(turn: Turn): "run" | "read" | "write" | "edit" | "finish" | "fail" {
   if ("run" in turn) return "run";
+  if ("read" in turn) return "read";
   if ("write" in turn) return "write";
   if ("edit" in turn) return "edit";
   if ("finish" in turn) return "finish";

@@ -88,7 +88,8 @@ export function deliver(
         forget();
         try {
           if (how === "close") controller.close();
-          else controller.error(new Error("scripted connection reset"));
+          // Deno logs the reason of an errored body; a string keeps that to one clear line.
+          else controller.error("model server: scripted connection reset (truncate abort)");
         } catch {
           // the client already cancelled the body
         }

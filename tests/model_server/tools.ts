@@ -1,5 +1,5 @@
 /**
- * Maps an abstract action (`run`, `write`, `edit`) onto a tool the client actually offered:
+ * Maps an abstract action (`run`, `read`, `write`, `edit`) onto a tool the client actually offered:
  * Codex `exec_command`/`shell`, Claude `Bash`/`Write`/`Edit`, Gemini `run_shell_command`/
  * `write_file`/`replace`, opencode `bash`/`write`/`edit`, Copilot `bash`/`create`/`edit`, mini's
  * `bash`. An agent without a write or edit tool gets the change as a shell command.
@@ -22,6 +22,7 @@ export interface OfferedTool {
 }
 
 const SHELL_TOOLS = ["exec_command", "shell_command", "shell", "bash", "run_shell_command"];
+const READ_TOOLS = ["read", "read_file", "view"];
 const WRITE_TOOLS = ["write", "write_file", "create", "create_file"];
 const EDIT_TOOLS = ["edit", "replace", "edit_file", "str_replace"];
 const PATH_KEYS = ["file_path", "filePath", "absolute_path", "path", "filename"];
@@ -77,6 +78,8 @@ export function shellFor(action: Action): string {
   switch (action.kind) {
     case "run":
       return action.command;
+    case "read":
+      return `cat ${shellQuote(action.path)}`;
     case "write": {
       const dir = action.path.includes("/")
         ? action.path.slice(0, action.path.lastIndexOf("/"))
@@ -113,8 +116,8 @@ export function shellCall(tools: readonly OfferedTool[], command: string): ToolC
 }
 
 /**
- * The tool call that performs `action` with the tools the client offered. Writes and edits use a
- * file tool when one is offered and the path can be made absolute (relative paths need `cwd`),
+ * The tool call that performs `action` with the tools the client offered. Reads, writes and edits
+ * use a file tool when one is offered and the path can be made absolute (relative paths need `cwd`),
  * else the shell. Returns undefined when the client offered no usable tool at all.
  */
 export function callFor(
@@ -122,6 +125,14 @@ export function callFor(
   tools: readonly OfferedTool[],
   cwd?: string,
 ): ToolCall | undefined {
+  if (action.kind === "read") {
+    const tool = find(tools, READ_TOOLS);
+    const path = absolute(action.path, cwd);
+    const pathKey = tool && key(tool, PATH_KEYS);
+    if (tool && path && pathKey) {
+      return { name: tool.name, args: fillRequired(tool, { [pathKey]: path }) };
+    }
+  }
   if (action.kind === "write") {
     const tool = find(tools, WRITE_TOOLS);
     const path = absolute(action.path, cwd);

@@ -1,0 +1,173 @@
+/**
+ * Which GitHub repository a project's issues live in, how bugbout may read them, and a check of
+ * that access for `bugbout doctor`.
+ *
+ * Requires `--allow-run=git` (the origin remote), `--allow-env`, `--allow-net` to the API host and
+ * `--allow-run=gh` when `gh` is installed.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { githubSlug, originUrl } from "../git.ts";
+import type { Project } from "../project.ts";
+import {
+  type EnvLike,
+  GithubClient,
+  githubToken,
+  type RateLimit,
+  type TokenSource,
+} from "./github.ts";
+
+/** How issue texts can be read for a project, decided without the network. */
+export interface GithubSetup {
+  /** `owner/name`, when one is known. */
+  repository?: string;
+  /** The REST API base URL. */
+  api: string;
+  /** The token, when one was found. */
+  token?: string;
+  /** Where the token came from. */
+  tokenSource: TokenSource;
+}
+
+/** Options for {@linkcode githubSetup} and {@linkcode githubAccess}. */
+export interface AccessOptions {
+  /** Environment for the token (default `Deno.env`). */
+  env?: EnvLike;
+}
+
+/**
+ * The project's GitHub repository (`[project] github`, else the `origin` remote, else the
+ * repository URL) and a token, if any.
+ */
+export async function githubSetup(project: Project, options: AccessOptions = {}): Promise<
+  GithubSetup
+> {
+  const config = project.config.project;
+  const repository = config.github ??
+    githubSlug(await originUrl(project.repository)) ??
+    (config.remote ? githubSlug(config.repository) : undefined);
+  const found = repository ? await githubToken(options.env) : { source: "none" as const };
+  return {
+    repository,
+    api: config.githubApi,
+    tokenSource: found.source,
+    ...(found.token ? { token: found.token } : {}),
+  };
+}
+
+/** A client for the project's repository, caching in `BUGBOUT_HOME/github`; undefined without one. */
+export function clientFor(
+  project: Project,
+  setup: GithubSetup,
+  options: { refresh?: boolean; maxWaitMs?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+): GithubClient | undefined {
+  if (!setup.repository) return undefined;
+  return new GithubClient({
+    api: setup.api,
+    repository: setup.repository,
+    token: setup.token,
+    cacheDir: join(project.home, "github"),
+    ...options,
+  });
+}
+
+/** The result of {@linkcode githubAccess}. */
+export interface GithubAccess {
+  /** How issue texts are read, or why they are not. */
+  mode: "token" | "gh" | "anonymous" | "unreachable" | "no-repository";
+  /** True when issue texts can be read now. */
+  ok: boolean;
+  /** `owner/name`, when known. */
+  repository?: string;
+  /** GitHub's rate limit, when it answered. */
+  rateLimit?: RateLimit;
+  /** One line for a person: what was found and what to do. */
+  detail: string;
+}
+
+const HOW_TO =
+  "set GITHUB_TOKEN (or run `gh auth login`) for issue texts and 5,000 requests an hour";
+
+function describeLimit(limit: RateLimit | undefined): string {
+  if (!limit) return "";
+  const at = limit.reset.slice(11, 16);
+  return ` (${limit.remaining} of ${limit.limit} requests left, reset at ${at} UTC)`;
+}
+
+/** A sentence on how statements were read, for tasks.json and the CLI. */
+export function accessNote(setup: GithubSetup, client: GithubClient | undefined): string {
+  if (!setup.repository || !client) {
+    return "No GitHub repository is known, so problem statements come from commit messages. " +
+      'To use issue texts, set [project] github = "owner/name" in bugbout.toml.';
+  }
+  if (client.unreachable) {
+    return `GitHub could not be reached (${client.unreachable}), so problem statements come from ` +
+      `commit messages. To use issue texts, check the network and [project] github-api, and ${HOW_TO}.`;
+  }
+  if (client.rateLimitedUntil) {
+    return `GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some problem ` +
+      `statements come from commit messages. To avoid it, ${HOW_TO}; then run \`bugbout tasks --refresh\`.`;
+  }
+  const how = setup.token
+    ? `with a token from ${setup.tokenSource === "gh" ? "gh auth token" : setup.tokenSource}`
+    : "anonymously";
+  const tail = setup.token ? "" : `; ${HOW_TO}`;
+  return `Issue texts read from GitHub ${setup.repository} ${how}${
+    describeLimit(client.rateLimit)
+  }${tail}.`;
+}
+
+/** Check GitHub access for `bugbout doctor`: `GET /rate_limit`, then the repository itself. */
+export async function githubAccess(
+  project: Project,
+  options: AccessOptions & { timeoutMs?: number } = {},
+): Promise<GithubAccess> {
+  const setup = await githubSetup(project, options);
+  const client = clientFor(project, setup, {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxWaitMs: 0,
+  });
+  if (!setup.repository || !client) {
+    return { mode: "no-repository", ok: false, detail: accessNote(setup, client) };
+  }
+  const mode = setup.tokenSource === "gh" ? "gh" : setup.token ? "token" : "anonymous";
+  const limit = await client.checkRateLimit();
+  if (client.unreachable && limit.status === 0) {
+    const refused = /refused the token/.test(client.unreachable);
+    return {
+      mode: refused ? mode : "unreachable",
+      ok: false,
+      repository: setup.repository,
+      detail: refused
+        ? `GitHub refused the token from ${setup.tokenSource}: set a valid token or unset it.`
+        : accessNote(setup, client),
+    };
+  }
+  const repo = await client.repositoryStatus();
+  const base = {
+    mode,
+    repository: setup.repository,
+    ...(client.rateLimit ? { rateLimit: client.rateLimit } : {}),
+  } as const;
+  if (repo === 404) {
+    return {
+      ...base,
+      ok: false,
+      detail: `GitHub has no repository ${setup.repository}` +
+        (setup.token
+          ? " that this token can see"
+          : " it shows anonymously (private? " + HOW_TO + ")") +
+        `; check [project] github.`,
+    };
+  }
+  if (client.rateLimit?.remaining === 0) {
+    return {
+      ...base,
+      ok: false,
+      detail: `GitHub's rate limit is spent${describeLimit(client.rateLimit)}; ${HOW_TO}.`,
+    };
+  }
+  return { ...base, ok: true, detail: accessNote(setup, client) };
+}

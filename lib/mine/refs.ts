@@ -1,0 +1,109 @@
+/**
+ * References to issues and pull requests in commit messages: `(#12)`, `Fixes #45`, `gh-7`,
+ * `owner/name#3` and full URLs such as `https://github.com/owner/name/issues/12`.
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @module
+ */
+
+/** A reference to an issue or pull request found in text. */
+export interface Reference {
+  /** `issue` or `pull` when the text says which; `unknown` for a bare `#N`. */
+  kind: "issue" | "pull" | "unknown";
+  /** The issue or pull request number. */
+  number: number;
+  /** True when a closing keyword precedes it (`Fixes #12`, `Closes: #3`). */
+  closing: boolean;
+  /** The URL, when the reference was written as one. */
+  url?: string;
+  /** `owner/name` when the reference names a repository. */
+  repo?: string;
+}
+
+// One reference token: a URL, `owner/name#N`, `#N`, or `gh-N`.
+const TOKEN = new RegExp(
+  [
+    String
+      .raw`(?<url>https?://[^\s/]+/(?<urlRepo>[\w.-]+/[\w.-]+)/(?<urlKind>issues|pulls?)/(?<urlNumber>\d+))`,
+    String.raw`(?<![\w&/])(?:(?<repo>[\w.-]+/[\w.-]+))?#(?<number>\d+)\b`,
+    String.raw`\b[gG][hH]-(?<gh>\d+)\b`,
+  ].join("|"),
+  "g",
+);
+
+// A closing keyword right before the token, possibly after other references in a list
+// ("Fixes #1, #2 and #3").
+const CLOSING_BEFORE =
+  /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:(?:\S*#\d+|\S+\/\d+|gh-\d+)\s*(?:,|and|&)?\s*)*$/i;
+
+/** Every reference in `text`, in order of appearance. */
+export function findReferences(text: string): Reference[] {
+  const found: Reference[] = [];
+  for (const match of text.matchAll(TOKEN)) {
+    const g = match.groups!;
+    const before = text.slice(Math.max(0, match.index! - 80), match.index!);
+    const closing = CLOSING_BEFORE.test(before);
+    if (g.url) {
+      found.push({
+        kind: g.urlKind === "issues" ? "issue" : "pull",
+        number: Number(g.urlNumber),
+        closing,
+        url: g.url,
+        repo: g.urlRepo,
+      });
+    } else if (g.number) {
+      found.push({
+        kind: "unknown",
+        number: Number(g.number),
+        closing,
+        ...(g.repo ? { repo: g.repo } : {}),
+      });
+    } else if (g.gh) {
+      found.push({ kind: "issue", number: Number(g.gh), closing });
+    }
+  }
+  return found.filter((ref) => ref.number > 0);
+}
+
+/** Closing references (`Fixes #12`) in a body, for a pull request's linked issues. */
+export function closingReferences(text: string): Reference[] {
+  return findReferences(text).filter((ref) => ref.closing);
+}
+
+/**
+ * Keep references to this repository: those naming no repository, or naming `slug` (compared
+ * case-insensitively). When `slug` is unknown, references naming another repository by
+ * `owner/name#N` are dropped but URLs are kept (a self-hosted forge has URLs of its own).
+ */
+export function ownReferences(refs: Reference[], slug: string | undefined): Reference[] {
+  return refs.filter((ref) => {
+    if (!ref.repo) return true;
+    if (slug) return ref.repo.toLowerCase() === slug.toLowerCase();
+    return ref.url !== undefined;
+  });
+}
+
+/**
+ * The reference a change is about. In order: an issue it says it closes; a reference in its
+ * title; the pull request it merged. References in a body without a closing keyword ("see #5")
+ * do not count.
+ */
+export function primaryReference(
+  title: string,
+  body: string,
+  options: { slug?: string; pullRequest?: number } = {},
+): Reference | undefined {
+  const titleRefs = ownReferences(findReferences(title), options.slug);
+  const bodyRefs = ownReferences(findReferences(body), options.slug);
+  const closing = [...titleRefs, ...bodyRefs].find((ref) => ref.closing && ref.kind !== "pull");
+  if (closing) return closing;
+  const inTitle = titleRefs.find((ref) => ref.number !== options.pullRequest) ?? titleRefs[0];
+  if (inTitle) return inTitle;
+  const closingPull = bodyRefs.find((ref) => ref.closing);
+  if (closingPull) return closingPull;
+  if (options.pullRequest) {
+    return { kind: "pull", number: options.pullRequest, closing: false };
+  }
+  return undefined;
+}

@@ -1,0 +1,181 @@
+/**
+ * How the renderers write the report's numbers and name its categories. Formatting only: every
+ * value comes from the report object.
+ *
+ * @module
+ */
+
+import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
+import type { EvidenceRole } from "../evidence_roles.ts";
+import { formatP } from "./stats.ts";
+import type { Report, SectionId } from "./types.ts";
+
+/** Shown where a value is unknown. */
+export const NONE = "—";
+
+/** Outcomes of a patch, for people. */
+export const OUTCOME_LABELS: Record<ResolutionOutcome, string> = {
+  resolved: "resolved",
+  "broke-tests": "fixed, broke a test",
+  "wrong-fix": "wrong fix",
+  "no-fix": "no fix",
+};
+
+/** Short outcome labels for narrow table cells. */
+export const OUTCOME_SHORT: Record<ResolutionOutcome, string> = {
+  resolved: "resolved",
+  "broke-tests": "broke tests",
+  "wrong-fix": "wrong fix",
+  "no-fix": "no fix",
+};
+
+/** How attempts ended, for people. */
+export const STATUS_LABELS: Record<AttemptStatus, string> = {
+  patch: "patch",
+  "no-change": "no change",
+  timeout: "timeout",
+  crashed: "crashed",
+  quota: "quota",
+  "infra-error": "infra error",
+};
+
+/** Evidence roles, for people. */
+export const ROLE_LABELS: Record<EvidenceRole, string> = {
+  "gold-aligned": "gold-aligned",
+  "candidate-specific": "candidate-specific",
+  "regression-only": "regression-only",
+  misleading: "misleading",
+  unstable: "unstable",
+  "not-comparable": "not comparable",
+};
+
+/** What each section shows, in a sentence. */
+export const SECTION_LEADS: Record<SectionId, string> = {
+  agents: "Each contestant's patches against the maintainers' hidden tests, over the scored " +
+    "tasks it attempted. No fix covers no patch, a timeout, a crash and a spent quota; the " +
+    "interval is a 95% Wilson interval.",
+  comparisons: "Every two contestants on the scored tasks both attempted, with the exact " +
+    "McNemar test over the tasks only one of them resolved.",
+  picking: "The judge picks one patch per task from the cross-examination alone, or abstains. " +
+    "Against: the best single contestant, a contestant chosen at random for every task " +
+    "(expected value), and the best any choice could do.",
+  mergeGate: "Each patch judged alone, as if one agent had just said it was done: how often an " +
+    "approval was right, and how many wrong and right patches were stopped.",
+  separation: "For each author of tests, and for the repository's own suite: does a patch that " +
+    "passes their tests resolve the task? An agent's tests count where they fail on the unfixed " +
+    "code, judged on the other agents' patches; the suite's tests count where they pass on it.",
+  evidence: "The tests each agent wrote, replayed on the unfixed code (B), its own candidate " +
+    "(S) and the real fix (G). Only gold-aligned tests (fail on B, pass on G) discriminate the " +
+    "bug. An evidence-inadequate closure is a patch with no own test that fails on B and passes " +
+    "on S.",
+  discovery: "From the project's history to the tasks that were scored.",
+  tasks: "Every task, each contestant's result on it and the judge's pick.",
+};
+
+/** A rate as a whole percentage, or "—". */
+export function pct(rate: number | null): string {
+  return rate === null ? NONE : `${Math.round(rate * 100)}%`;
+}
+
+/** A Wilson interval as "21–94%", or "—" when nothing is known. */
+export function interval(iv: { n: number; low: number; high: number }): string {
+  return iv.n === 0 ? NONE : `${Math.round(iv.low * 100)}–${Math.round(iv.high * 100)}%`;
+}
+
+/** A rate with its interval: "67% (21–94%)". */
+export function rateWithInterval(
+  iv: { n: number; rate: number | null; low: number; high: number },
+) {
+  return iv.n === 0 ? NONE : `${pct(iv.rate)} (${interval(iv)})`;
+}
+
+/** A count of a total: "2/3". */
+export function ratio(k: number, n: number): string {
+  return `${k}/${n}`;
+}
+
+/** A duration: "45s", "4m 05s", "1h 02m". */
+export function duration(ms: number | null): string {
+  if (ms === null) return NONE;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** A token count: "950", "50k", "1.2M". */
+export function tokens(n: number | null): string {
+  if (n === null) return NONE;
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** Dollars: "$2.65". */
+export function usd(n: number | null): string {
+  return n === null ? NONE : `$${n.toFixed(2)}`;
+}
+
+/** A p-value for a table cell: "0.50", "0.004", "<0.001". */
+export function pValue(p: number): string {
+  return formatP(p).replace("= ", "").replace("< ", "<");
+}
+
+/** An expected count: "1.33". */
+export function expected(n: number): string {
+  return n.toFixed(2);
+}
+
+/** The one-line title of the report. */
+export function reportTitle(report: Report): string {
+  return `bugbout report: ${report.project.name}`;
+}
+
+/** The line under the title: repository, policy, sandbox, time, version. */
+export function reportSubtitle(report: Report): string {
+  return `${report.project.repository} · policy ${report.project.policy} · sandbox ` +
+    `${report.sandbox.mode} · ${report.generatedAt} · bugbout ${report.bugbout}`;
+}
+
+/** The judge's pick on a task in words: "codex (resolved)", "abstained". */
+export function pickText(pick: Report["tasks"][number]["pick"]): string {
+  if (pick.agent === null) return "abstained";
+  return pick.outcome === null ? pick.agent : `${pick.agent} (${OUTCOME_SHORT[pick.outcome]})`;
+}
+
+/** One agent's cell of a task: the outcome when scored, else how the attempt ended. */
+export function taskCell(entry: Report["tasks"][number]["agents"][number]): string {
+  if (entry.outcome !== null) return OUTCOME_SHORT[entry.outcome];
+  return entry.status === null ? NONE : STATUS_LABELS[entry.status];
+}
+
+/** The matrix of a task in a line: "8 tests × 5 trees; codex 1 (1 reproducing), ...". */
+export function matrixSummary(matrix: NonNullable<Report["tasks"][number]["matrix"]>): string {
+  const authors = matrix.authors.map((a) =>
+    `${a.author} ${a.tests} (${a.reproducing} reproducing)`
+  );
+  return `${matrix.tests} tests × ${matrix.trees.length} trees; ${authors.join(", ")}`;
+}
+
+/** "1 task", "2 tasks". */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
+}
+
+/** The discovery funnel in a sentence. */
+export function discoveryText(d: Report["discovery"]): string {
+  return `Examined ${plural(d.examined, "commit")} on first-parent history: ` +
+    `${plural(d.tasks, "became a task", "became tasks")}, ${d.excluded.total} left out; ` +
+    `${plural(d.scored, "task was", "tasks were")} scored.`;
+}
+
+/** Infrastructure errors in words: "1 oracle run, 2 attempts, 0 matrix trees". */
+export function infraText(e: Report["discovery"]["infraErrors"]): string {
+  return `${plural(e.oracleRuns, "oracle run")}, ${plural(e.attempts, "attempt")}, ` +
+    `${plural(e.matrixTrees, "matrix tree")}`;
+}
+
+/** A total with how many attempts reported it, when not all did: "$2.15 (3 of 5)". */
+export function reported(text: string, seen: number, of: number): string {
+  return seen > 0 && seen < of ? `${text} (${seen} of ${of})` : text;
+}

@@ -1,0 +1,193 @@
+/**
+ * The "How the tasks were found" and "Tasks" sections, with each task's compact matrix.
+ *
+ * @module
+ */
+
+import type { Matrix } from "../records.ts";
+import {
+  type Discovery,
+  MATRIX_ROW_CAP,
+  type MatrixView,
+  OUTCOME_LETTERS,
+  type TaskRow,
+} from "./types.ts";
+import { attempted, attemptOf, type Context, outcomeOf } from "./_context.ts";
+import { REPOSITORY, reproduces, unstableOnB } from "./_authors.ts";
+
+/** From history to scored tasks: what was examined, left out, unscorable or broken, and why. */
+export function discovery(ctx: Context): Discovery {
+  const { tasks, oracles, resolutions } = ctx.input;
+  const reasons = Object.entries(tasks.counts)
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((x, y) => y.count - x.count || x.reason.localeCompare(y.reason));
+
+  const unscored: Discovery["unscored"] = [];
+  const sanity: Discovery["sanity"] = [];
+  for (const task of tasks.tasks) {
+    const resolution = resolutions[task.id];
+    const gate = resolution?.sanity;
+    if (gate && (gate.emptyResolves || !gate.goldResolves)) {
+      sanity.push({ task: task.id, ...gate });
+    }
+    if (resolution?.scored) continue;
+    const oracle = oracles.oracles[task.id];
+    const kind: Discovery["unscored"][number]["kind"] = oracle?.status === "unscorable"
+      ? "unscorable"
+      : oracle?.status === "infra-error"
+      ? "infra-error"
+      : gate && (gate.emptyResolves || !gate.goldResolves)
+      ? "sanity"
+      : "not-scored";
+    const reason = resolution?.reason ?? oracle?.reason ??
+      (oracle ? "not scored yet" : "no ground truth yet");
+    unscored.push({ task: task.id, title: task.title, kind, reason });
+  }
+
+  const items: Discovery["infraErrors"]["items"] = [];
+  let unstableOracle = 0, unstableMatrix = 0;
+  for (const id of ctx.taskIds) {
+    const oracle = oracles.oracles[id];
+    unstableOracle += oracle?.unstable.length ?? 0;
+    for (const run of oracle?.runs ?? []) {
+      if (run.status !== "infra-error") continue;
+      items.push({
+        stage: "oracle",
+        task: id,
+        what: `${run.tree} run ${run.index + 1}`,
+        message: run.message ?? null,
+      });
+    }
+  }
+  for (const id of ctx.taskIds) {
+    for (const attempt of ctx.attempts.get(id)?.values() ?? []) {
+      if (attempt.status !== "infra-error") continue;
+      items.push({
+        stage: "attempt",
+        task: id,
+        what: attempt.agent,
+        message: attempt.error ?? null,
+      });
+    }
+  }
+  for (const id of ctx.taskIds) {
+    const matrix = ctx.matrices.get(id);
+    unstableMatrix += matrix?.unstableOnB.length ?? 0;
+    for (const tree of matrix?.trees ?? []) {
+      if (tree.status !== "infra-error") continue;
+      items.push({ stage: "matrix", task: id, what: tree.id, message: tree.message ?? null });
+    }
+  }
+
+  return {
+    examined: tasks.examined,
+    tasks: tasks.tasks.length,
+    scored: ctx.scored.length,
+    excluded: { total: reasons.reduce((sum, r) => sum + r.count, 0), reasons },
+    statementNote: tasks.statementNote ?? null,
+    unscored,
+    sanity,
+    unstable: { oracle: unstableOracle, matrix: unstableMatrix },
+    infraErrors: {
+      oracleRuns: items.filter((i) => i.stage === "oracle").length,
+      attempts: items.filter((i) => i.stage === "attempt").length,
+      matrixTrees: items.filter((i) => i.stage === "matrix").length,
+      items,
+    },
+  };
+}
+
+/** Every task: each agent's result on it, the judge's pick, and the compact matrix. */
+export function taskRows(ctx: Context): TaskRow[] {
+  const agents = [...ctx.contestants, ...ctx.examiners];
+  return ctx.input.tasks.tasks.map((task) => {
+    const resolution = ctx.input.resolutions[task.id];
+    const verdict = ctx.input.verdicts[task.id];
+    const oracle = ctx.input.oracles.oracles[task.id];
+    const scored = resolution?.scored === true;
+    const pickAgent = scored ? resolution.pick.agent : verdict?.pick ?? null;
+    const pickOutcome = scored && pickAgent !== null
+      ? resolution.pick.outcome ?? outcomeOf(ctx, task.id, pickAgent)
+      : null;
+    const matrix = ctx.matrices.get(task.id);
+    return {
+      id: task.id,
+      title: task.title,
+      ref: { kind: task.ref.kind, number: task.ref.number, url: task.ref.url ?? null },
+      scored,
+      reason: scored ? null : resolution?.reason ?? oracle?.reason ?? null,
+      failToPass: oracle?.failToPass.length ?? 0,
+      passToPass: oracle?.passToPass.length ?? 0,
+      agents: agents.map((agent) => {
+        const attempt = attemptOf(ctx, task.id, agent.name);
+        const counts = scored && agent.role === "contestant" &&
+          attempted(ctx, task.id, agent.name);
+        return {
+          agent: agent.name,
+          role: agent.role,
+          status: attempt?.status ?? null,
+          durationMs: attempt?.durationMs ?? null,
+          outcome: counts ? outcomeOf(ctx, task.id, agent.name) : null,
+          approved: verdict?.patches[agent.name]?.approved ?? null,
+          flags: resolution?.patches[agent.name]?.flags ?? [],
+        };
+      }),
+      pick: { agent: pickAgent, outcome: pickOutcome, reason: verdict?.reason ?? null },
+      matrix: matrix ? matrixView(matrix, pickAgent) : null,
+    };
+  });
+}
+
+/**
+ * A matrix in compact form: one letter per cell, at most {@linkcode MATRIX_ROW_CAP} rows. When
+ * rows must go, agents' tests stay first, then repository tests whose outcome differs between
+ * trees; the rows kept stay in matrix order.
+ */
+export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
+  const trees = matrix.trees.map((t) => ({
+    id: t.id,
+    kind: t.kind,
+    agent: t.agent ?? null,
+    status: t.status,
+    picked: t.kind === "patch" && pick !== null && t.agent === pick,
+  }));
+  const rows = matrix.tests.map((test, index) => {
+    const cells = matrix.cells[test.id] ?? {};
+    const outcomes = trees.map((t) => OUTCOME_LETTERS[cells[t.id] ?? "not-run"]).join("");
+    const varied = new Set(outcomes).size > 1;
+    const priority = test.authorRole !== REPOSITORY ? 0 : varied ? 1 : 2;
+    return {
+      index,
+      priority,
+      row: {
+        test: test.id,
+        author: test.author,
+        unstable: unstableOnB(matrix, test.id),
+        outcomes,
+      },
+    };
+  });
+  const kept = [...rows].sort((x, y) => x.priority - y.priority || x.index - y.index)
+    .slice(0, MATRIX_ROW_CAP)
+    .sort((x, y) => x.index - y.index);
+
+  const authors: MatrixView["authors"] = [];
+  for (const test of matrix.tests) {
+    let entry = authors.find((a) => a.author === test.author);
+    if (!entry) {
+      entry = { author: test.author, role: test.authorRole, tests: 0, reproducing: 0, shown: 0 };
+      authors.push(entry);
+    }
+    entry.tests++;
+    if (reproduces(matrix, test.id)) entry.reproducing++;
+  }
+  for (const { row } of kept) authors.find((a) => a.author === row.author)!.shown++;
+
+  return {
+    tests: rows.length,
+    trees,
+    authors,
+    rows: kept.map((k) => k.row),
+    omitted: rows.length - kept.length,
+  };
+}
