@@ -205,6 +205,7 @@ export abstract class AgentBase<Options extends { executable?: string }> {
   /** The adapter's validated options. */
   protected readonly options: Options;
 
+  /** Fill the shared fields from `spec`; `definition` gives the type and default executable. */
   constructor(spec: AgentSpec<Options>, definition: { type: string; executable: string }) {
     this.type = definition.type;
     this.name = spec.name;

@@ -83,8 +83,10 @@ export interface GithubAccess {
   repository?: string;
   /** GitHub's rate limit, when it answered. */
   rateLimit?: RateLimit;
-  /** One line for a person: what was found and what to do. */
+  /** What was found, in a line. */
   detail: string;
+  /** What to do about it, when something could be better. */
+  fix?: string;
 }
 
 const HOW_TO =
@@ -130,19 +132,37 @@ export async function githubAccess(
     maxWaitMs: 0,
   });
   if (!setup.repository || !client) {
-    return { mode: "no-repository", ok: false, detail: accessNote(setup, client) };
+    return {
+      mode: "no-repository",
+      ok: false,
+      detail: "no GitHub repository is known: problem statements will come from commit messages",
+      fix: 'Set [project] github = "owner/name" in bugbout.toml to use issue texts.',
+    };
   }
   const mode = setup.tokenSource === "gh" ? "gh" : setup.token ? "token" : "anonymous";
-  const limit = await client.checkRateLimit();
-  if (client.unreachable && limit.status === 0) {
-    const refused = /refused the token/.test(client.unreachable);
+  const how = setup.token
+    ? `a token from ${setup.tokenSource === "gh" ? "gh auth token" : setup.tokenSource}`
+    : "anonymous";
+  await client.checkRateLimit();
+  if (client.unreachable) {
+    if (/refused the token/.test(client.unreachable)) {
+      return {
+        mode,
+        ok: false,
+        repository: setup.repository,
+        detail: `GitHub refused ${how} (401 Bad credentials)`,
+        fix: `Set a valid token in ${
+          setup.tokenSource === "gh" ? "gh (gh auth login)" : setup.tokenSource
+        }, or unset it.`,
+      };
+    }
     return {
-      mode: refused ? mode : "unreachable",
+      mode: "unreachable",
       ok: false,
       repository: setup.repository,
-      detail: refused
-        ? `GitHub refused the token from ${setup.tokenSource}: set a valid token or unset it.`
-        : accessNote(setup, client),
+      detail:
+        `cannot reach ${client.unreachable}: problem statements will come from commit messages`,
+      fix: "Check the network and [project] github-api.",
     };
   }
   const repo = await client.repositoryStatus();
@@ -151,23 +171,29 @@ export async function githubAccess(
     repository: setup.repository,
     ...(client.rateLimit ? { rateLimit: client.rateLimit } : {}),
   } as const;
+  const found = `${setup.repository}, ${how}${describeLimit(client.rateLimit)}`;
   if (repo === 404) {
     return {
       ...base,
       ok: false,
-      detail: `GitHub has no repository ${setup.repository}` +
-        (setup.token
-          ? " that this token can see"
-          : " it shows anonymously (private? " + HOW_TO + ")") +
-        `; check [project] github.`,
+      detail: `${found}: GitHub shows no such repository`,
+      fix: setup.token
+        ? "Check [project] github and that the token can read the repository."
+        : `Check [project] github; for a private repository, ${HOW_TO}.`,
     };
   }
   if (client.rateLimit?.remaining === 0) {
     return {
       ...base,
       ok: false,
-      detail: `GitHub's rate limit is spent${describeLimit(client.rateLimit)}; ${HOW_TO}.`,
+      detail: `${found}: the rate limit is spent`,
+      fix: `Wait, or ${HOW_TO}.`,
     };
   }
-  return { ...base, ok: true, detail: accessNote(setup, client) };
+  return {
+    ...base,
+    ok: true,
+    detail: found,
+    ...(setup.token ? {} : { fix: `For more than 60 requests an hour, ${HOW_TO}.` }),
+  };
 }

@@ -19,7 +19,7 @@ const FIX_HEADING = new RegExp(
       "implementation(?: details| notes)?",
       "(?:technical )?approach",
       "how (?:(?:was )?(?:it|this) (?:was )?(?:fixed|solved|implemented)|to fix(?: it)?|it works|i fixed it|this works)",
-      "what (?:does )?(?:this|the) (?:pr|pull request|change|patch)(?: does| changes)?",
+      "what (?:does )?(?:this|the) (?:pr|pull request|change|patch)(?: do| does| change| changes)?",
       "what (?:i|we) (?:did|changed)",
       "description of (?:the )?changes?",
       "(?:summary of )?changes?(?: in this (?:pr|pull request))?",

@@ -101,7 +101,7 @@ type Reply = { status: number; data?: unknown };
 /** The GraphQL endpoint beside a REST base URL. */
 export function graphqlUrl(api: string): string {
   const base = api.replace(/\/+$/, "");
-  return base.endsWith("/api/v3") ? `${base.slice(0, -3)}graphql` : `${base}/graphql`;
+  return base.endsWith("/api/v3") ? `${base.slice(0, -2)}graphql` : `${base}/graphql`;
 }
 
 /** The web address of an issue for a REST base URL, when it can be told. */

@@ -78,6 +78,8 @@ export function taskId(ref: Task["ref"]): string {
 
 interface Walked {
   examined: number;
+  /** Every commit walked, newest first. */
+  order: string[];
   candidates: Candidate[];
   excluded: Exclusion[];
   counts: Record<string, number>;
@@ -91,11 +93,12 @@ async function walk(
   options: MineOptions,
 ): Promise<Walked> {
   const tracker = new PackageTracker(project.config.project.source);
-  const walked: Walked = { examined: 0, candidates: [], excluded: [], counts: {} };
+  const walked: Walked = { examined: 0, order: [], candidates: [], excluded: [], counts: {} };
   for await (
     const change of firstParentHistory(project.repository, head, { signal: options.signal })
   ) {
     walked.examined++;
+    walked.order.push(change.commit);
     if (walked.examined % 5000 === 0) {
       options.onProgress?.({ stage: "walk", examined: walked.examined });
     }
@@ -220,6 +223,9 @@ export async function mineTasks(project: Project, options: MineOptions = {}): Pr
     },
   });
 
+  // Newest first, as history was walked.
+  const position = new Map(walked.order.map((commit, i) => [commit, i]));
+  excluded.sort((a, b) => (position.get(a.commit) ?? 0) - (position.get(b.commit) ?? 0));
   const order = new Map(EXCLUSION_REASONS.map((r, i) => [r as string, i]));
   const file: TasksFile = {
     version: RESULTS_VERSION,

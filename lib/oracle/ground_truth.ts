@@ -14,10 +14,15 @@ import type { Outcome, RunSummary } from "../records.ts";
 
 /** What the runs of one task say. */
 export interface GroundTruth {
+  /** `scorable` when at least one stable test goes from failing to passing. */
   status: "scorable" | "unscorable" | "infra-error";
+  /** Why the task is not scorable, in words. */
   reason?: string;
+  /** Tests that fail on B (or are missing there) and pass on G, sorted. */
   failToPass: string[];
+  /** Tests that pass on both sides, sorted. */
   passToPass: string[];
+  /** Tests whose outcome differed between runs of the same side, sorted: set aside. */
   unstable: string[];
 }
 
@@ -119,7 +124,9 @@ export function groundTruth(b: RepeatedRuns, g: RepeatedRuns): GroundTruth {
   } else {
     reason = `The fix makes no test go from failing to passing: ${
       plural(passToPass.length, "test")
-    } pass on both sides (G: ${describeCounts(gCounts)}).`;
+    } ${passToPass.length === 1 ? "passes" : "pass"} on both sides (G: ${
+      describeCounts(gCounts)
+    }).`;
   }
   return { status: "unscorable", reason, failToPass, passToPass, unstable: sortedUnstable };
 }

@@ -122,6 +122,7 @@ export async function computeOracles(
   const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks];
   if (chosen.length === 0) return file;
   await project.results.ensure();
+  await sweepWorkDirs(project.cacheDir("oracle"));
   const env = options.env ?? await testEnvFor(project, signal);
   const sandbox = options.sandbox ?? await openSandbox(project.config.run.sandbox);
   const jobs = project.config.run.jobs;
@@ -167,7 +168,10 @@ interface Shared {
 /** One task: build B and G, run each side `reruns` times (sides in parallel), decide. */
 async function oracleOf(project: Project, task: Task, key: string, s: Shared): Promise<Oracle> {
   const { signal } = s.options;
-  const work = project.cacheDir("oracle", `${task.id}-${crypto.randomUUID().slice(0, 8)}`);
+  const work = project.cacheDir(
+    "oracle",
+    `${task.id}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
+  );
   const runs: RunSummary[] = [];
   try {
     const [bTree, gTree] = await Promise.all([
@@ -270,4 +274,26 @@ async function existing(tree: string, paths: readonly string[]): Promise<string[
     }
   }
   return found;
+}
+
+/** Remove working trees left by a bugbout process that was killed (`<task>-<pid>-<random>`). */
+async function sweepWorkDirs(dir: string): Promise<void> {
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const pid = Number(entry.name.match(/-(\d+)-[0-9a-f]{8}$/)?.[1]);
+      if (!pid || pid === Deno.pid || alive(pid)) continue;
+      await removeTree(join(dir, entry.name)).catch(() => {});
+    }
+  } catch {
+    // nothing left behind
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch (error) {
+    return error instanceof Deno.errors.PermissionDenied;
+  }
 }

@@ -16,7 +16,8 @@ export const PLUGIN_MODULE = "_bugbout_progress_plugin";
 export const PROGRESS_ENV = "BUGBOUT_PROGRESS_LOG";
 
 /** The plugin's source. Compatible with pytest 3.x to 9.x and Python 2.7 to 3.14. */
-export const PLUGIN_SOURCE = `"""bugbout: log collected, started and finished tests as JSON lines."""
+export const PLUGIN_SOURCE =
+  `"""bugbout: log collected, started and finished tests as JSON lines."""
 import json
 import os
 

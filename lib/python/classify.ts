@@ -154,7 +154,10 @@ export function classifyRun(e: RunEvidence): PytestRun {
   const capped = e.memoryMb !== undefined;
 
   if (e.timedOut) {
-    return { ...killed("timeout", `pytest did not finish within ${e.timeoutMs / 1000}s`), exitCode: null };
+    return {
+      ...killed("timeout", `pytest did not finish within ${e.timeoutMs / 1000}s`),
+      exitCode: null,
+    };
   }
   let report;
   let problem: string | undefined;
@@ -169,7 +172,10 @@ export function classifyRun(e: RunEvidence): PytestRun {
   }
   const signal = e.exitCode > 128 && e.exitCode < 160 ? e.exitCode - 128 : undefined;
   if (signal !== undefined && capped && (signal === 9 || MEMORY_TEXT.test(e.output))) {
-    return killed("out-of-memory", `pytest was killed by signal ${signal} under the ${e.memoryMb} MiB memory cap`);
+    return killed(
+      "out-of-memory",
+      `pytest was killed by signal ${signal} under the ${e.memoryMb} MiB memory cap`,
+    );
   }
   const dependency = e.sharedModules.length > 0 && e.progress.collected === undefined
     ? `pytest itself crashed: the tree under test provides ${
@@ -186,7 +192,9 @@ export function classifyRun(e: RunEvidence): PytestRun {
     if (capped && MEMORY_TEXT.test(e.output)) {
       return killed("out-of-memory", `pytest ran out of memory under the ${e.memoryMb} MiB cap`);
     }
-    const how = signal !== undefined ? `was killed by signal ${signal}` : `exited with code ${e.exitCode}`;
+    const how = signal !== undefined
+      ? `was killed by signal ${signal}`
+      : `exited with code ${e.exitCode}`;
     return harness(`Infrastructure error: pytest ${how} and ${problem}.\n${tail(e.output)}`);
   }
 

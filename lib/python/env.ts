@@ -30,6 +30,7 @@ import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import { run } from "../proc.ts";
 import { writeJsonAtomic } from "../store.ts";
+import { dependencyFile, dependencyHash } from "./dependencies.ts";
 import { type PythonChoice, resolvePython, uvEnv } from "./discover.ts";
 import type { TestPython } from "./pytest.ts";
 
@@ -180,41 +181,6 @@ async function realRoots(paths: readonly string[]): Promise<string[]> {
   }
   const unique = [...new Set(real)];
   return unique.filter((p) => !unique.some((q) => q !== p && p.startsWith(q + "/")));
-}
-
-/** The file that declares the project's runtime dependencies, relative to `tree`, if any. */
-export async function dependencyFile(tree: string, source: string): Promise<string | null> {
-  const read = (path: string) => Deno.readTextFile(join(tree, path)).catch(() => undefined);
-  const dirs: string[] = [];
-  for (let d = dirname(source); ; d = dirname(d)) {
-    dirs.push(d);
-    if (d === "." || d === "/" || d === "") break;
-  }
-  for (const dir of dirs) {
-    const at = (name: string) => dir === "." ? name : `${dir}/${name}`;
-    const pyproject = await read(at("pyproject.toml"));
-    if (pyproject !== undefined && /^\[project\]/m.test(pyproject)) return at("pyproject.toml");
-    if ((await read(at("setup.py"))) !== undefined) return at("setup.py");
-    const cfg = await read(at("setup.cfg"));
-    if (cfg !== undefined && /^\[(metadata|options)\]/m.test(cfg)) return at("setup.cfg");
-    if (pyproject !== undefined && /^\[build-system\]/m.test(pyproject)) {
-      return at("pyproject.toml");
-    }
-    if ((await read(at("requirements.txt"))) !== undefined) return at("requirements.txt");
-  }
-  return null;
-}
-
-/** A hash of the packaging files beside `file`: what the runtime dependencies depend on. */
-async function dependencyHash(tree: string, file: string | null): Promise<string | null> {
-  if (file === null) return null;
-  const dir = dirname(file);
-  const parts: Record<string, string | null> = {};
-  for (const name of ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"]) {
-    const path = dir === "." ? name : `${dir}/${name}`;
-    parts[name] = await Deno.readTextFile(join(tree, path)).catch(() => null);
-  }
-  return inputsKey(parts);
 }
 
 const building = new Map<string, Promise<TestEnv>>();

@@ -28,6 +28,7 @@ export interface JunitCase {
 
 /** A parsed JUnit file. */
 export interface JunitReport {
+  /** Every `<testcase>`, in file order (a test reported twice appears twice). */
   cases: JunitCase[];
   /** `failures`, `errors` and `skipped` as the `<testsuite>` elements declare them. */
   declared: { failures: number; errors: number; skipped: number };
@@ -37,16 +38,21 @@ export interface JunitReport {
 
 /** The file is not well-formed JUnit XML (truncated, say). */
 export class JunitError extends Error {
+  /** `message` says what is wrong with the file. */
   constructor(message: string) {
     super(message);
     this.name = "JunitError";
   }
 }
 
-interface Element {
+/** An XML element: its name, attributes and child elements (text is not kept). */
+export interface XmlElement {
+  /** Tag name. */
   name: string;
+  /** Attributes, entities decoded. */
   attrs: Record<string, string>;
-  children: Element[];
+  /** Child elements in order. */
+  children: XmlElement[];
 }
 
 const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
@@ -60,8 +66,8 @@ function decode(text: string): string {
 }
 
 /** A strict, small XML parser: elements and attributes; text, comments and CDATA are skipped. */
-export function parseXml(xml: string): Element {
-  const stack: Element[] = [{ name: "#document", attrs: {}, children: [] }];
+export function parseXml(xml: string): XmlElement {
+  const stack: XmlElement[] = [{ name: "#document", attrs: {}, children: [] }];
   let at = 0;
   const tag = /<([A-Za-z_][\w.:-]*)((?:\s+[\w.:-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/y;
   const close = /<\/([A-Za-z_][\w.:-]*)\s*>/y;
@@ -101,7 +107,7 @@ export function parseXml(xml: string): Element {
       if (!m) throw new JunitError(`malformed tag at offset ${at}`);
       const attrs: Record<string, string> = {};
       for (const a of m[2].matchAll(attr)) attrs[a[1]] = decode(a[2] ?? a[3] ?? "");
-      const element: Element = { name: m[1], attrs, children: [] };
+      const element: XmlElement = { name: m[1], attrs, children: [] };
       stack[stack.length - 1].children.push(element);
       if (m[3] !== "/") stack.push(element);
       at = tag.lastIndex;
@@ -115,7 +121,7 @@ export function parseXml(xml: string): Element {
   return roots[0];
 }
 
-function caseOf(element: Element): JunitCase {
+function caseOf(element: XmlElement): JunitCase {
   const kinds = element.children.map((c) => c.name);
   const failure = element.children.find((c) => c.name === "failure");
   const error = element.children.find((c) => c.name === "error");

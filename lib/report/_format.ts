@@ -179,3 +179,8 @@ export function infraText(e: Report["discovery"]["infraErrors"]): string {
 export function reported(text: string, seen: number, of: number): string {
   return seen > 0 && seen < of ? `${text} (${seen} of ${of})` : text;
 }
+
+/** Text with its first letter in capitals. */
+export function cap(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

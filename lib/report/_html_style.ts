@@ -28,7 +28,7 @@ h3 { margin: 18px 0 6px; font-size: 16px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 8px 0 12px; font-variant-numeric: tabular-nums;
   font-size: 14px; }
-th, td { padding: 5px 12px; border-bottom: 1px solid var(--line); text-align: left;
+th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: left;
   vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12.5px; background: #f7fafc;
   border-bottom: 2px solid var(--line); }

@@ -46,8 +46,15 @@ const LETTER_OUTCOME = Object.fromEntries(
 const FONT = `font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"`;
 const MONO = `font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"`;
 
-function svg(id: string, width: number, height: number, label: string, body: string[]): string {
-  return `<svg id="${esc(id)}" class="chart" role="img" aria-label="${esc(label)}" ` +
+function svg(
+  id: string,
+  width: number,
+  height: number,
+  label: string,
+  body: string[],
+  cls = "chart",
+): string {
+  return `<svg id="${esc(id)}" class="${cls}" role="img" aria-label="${esc(label)}" ` +
     `xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" ${FONT} font-size="12">` +
     `<title>${esc(label)}</title>${body.join("")}</svg>`;
@@ -71,21 +78,16 @@ function whisker(x0: number, width: number, y: number, iv: { low: number; high: 
   const lo = x0 + iv.low * width, hi = x0 + iv.high * width;
   return `<g class="interval" stroke="#1a202c" stroke-width="1.5">` +
     `<line x1="${lo}" y1="${y}" x2="${hi}" y2="${y}"/>` +
-    `<line x1="${lo}" y1="${y - 6}" x2="${lo}" y2="${y + 6}"/>` +
-    `<line x1="${hi}" y1="${y - 6}" x2="${hi}" y2="${y + 6}"/></g>`;
+    `<line x1="${lo}" y1="${y - 4}" x2="${lo}" y2="${y + 4}"/>` +
+    `<line x1="${hi}" y1="${y - 4}" x2="${hi}" y2="${y + 4}"/></g>`;
 }
 
 /** Stacked bars of every contestant's outcomes, with the resolve rate's Wilson interval. */
 export function outcomesChart(report: Report): string {
-  const left = 120, barWidth = 520, row = 46, top = 34;
-  const width = left + barWidth + 150;
+  const left = 120, barWidth = 520, row = 50, top = 12;
+  const width = left + barWidth + 190;
   const height = top + row * Math.max(1, report.agents.length) + 30;
   const body: string[] = [];
-  RESOLUTION_OUTCOMES.forEach((o, i) => {
-    const x = left + i * 150;
-    body.push(`<rect x="${x}" y="6" width="12" height="12" rx="2" fill="${OUTCOME_COLORS[o]}"/>`);
-    body.push(text(x + 18, 16, OUTCOME_LABELS[o]));
-  });
   body.push(...axis(left, barWidth, height - 24, top - 6));
   report.agents.forEach((agent, i) => {
     const y = top + i * row + 6;
@@ -121,7 +123,7 @@ export function outcomesChart(report: Report): string {
       }
       x += w;
     }
-    body.push(whisker(left, barWidth, y + 12, agent.resolveRate));
+    body.push(whisker(left, barWidth, y + 31, agent.resolveRate));
     body.push(
       text(
         left + barWidth + 10,
@@ -226,7 +228,9 @@ export function heatmap(taskId: string, view: MatrixView): string {
   const labelW = 420, authorW = 90, col = 64, rowH = 16, top = 34;
   const left = authorW + labelW;
   const width = left + col * view.trees.length + 10;
-  const height = top + rowH * view.rows.length + 10;
+  const gap = 8;
+  const groups = view.rows.filter((r, i) => i === 0 || r.author !== view.rows[i - 1].author).length;
+  const height = top + rowH * view.rows.length + gap * Math.max(0, groups - 1) + 10;
   const body: string[] = [];
   body.push(
     text(0, top - 10, "author", `fill="#718096"`),
@@ -246,12 +250,21 @@ export function heatmap(taskId: string, view: MatrixView): string {
         }</title></text>`,
     );
   });
-  let previous = "";
-  view.rows.forEach((row, i) => {
-    const y = top + i * rowH;
+  let y = top - gap, previous: string | null = null;
+  for (const row of view.rows) {
     if (row.author !== previous) {
-      if (i > 0) body.push(`<line x1="0" y1="${y}" x2="${width}" y2="${y}" stroke="#a0aec0"/>`);
-      body.push(text(0, y + 12, row.author, `font-weight="600"`));
+      y += gap;
+      if (previous !== null) {
+        body.push(
+          `<line x1="0" y1="${y - gap / 2}" x2="${width}" y2="${y - gap / 2}" stroke="#cbd5e0"/>`,
+        );
+      }
+      const author = row.author.length > 13 ? `${row.author.slice(0, 12)}…` : row.author;
+      body.push(
+        `<text x="0" y="${y + 12}" font-weight="600">${esc(author)}<title>${
+          esc(row.author)
+        }</title></text>`,
+      );
       previous = row.author;
     }
     const shown = row.test.length > 62 ? `…${row.test.slice(-61)}` : row.test;
@@ -266,37 +279,31 @@ export function heatmap(taskId: string, view: MatrixView): string {
     [...row.outcomes].forEach((letter, j) => {
       const outcome = LETTER_OUTCOME[letter] ?? "not-run";
       const x = left + j * col;
+      const ink = outcome === "not-run" || outcome === "skipped" ? "#4a5568" : "#fff";
       body.push(
         `<rect class="cell" x="${x + 1}" y="${y + 1}" width="${col - 2}" height="${
           rowH - 2
         }" fill="${CELL_COLORS[outcome]}">` +
           `<title>${esc(`${row.test} on ${view.trees[j]?.id ?? "?"}: ${outcome}`)}</title></rect>`,
-      );
-      body.push(
         text(
           x + col / 2,
           y + 12,
           letter === "." ? "" : letter,
-          `text-anchor="middle" font-size="10" fill="${
-            outcome === "not-run" || outcome === "skipped" ? "#4a5568" : "#fff"
-          }"`,
+          `text-anchor="middle" font-size="10" fill="${ink}"`,
         ),
       );
     });
-  });
+    y += rowH;
+  }
   const picked = view.trees.findIndex((t) => t.picked);
   if (picked >= 0) {
     body.push(
-      `<rect class="pick" x="${left + picked * col}" y="${top - 26}" width="${col}" height="${
-        rowH * view.rows.length + 28
-      }" fill="none" stroke="#1a202c" stroke-width="2.5" rx="3"/>`,
+      `<rect class="pick" x="${left + picked * col}" y="${top - 26}" width="${col}" ` +
+        `height="${y - top + 28}" fill="none" stroke="#1a202c" stroke-width="2.5" rx="3"/>`,
     );
   }
-  return svg(`heatmap-${taskId}`, width, height, `Cross-examination matrix of ${taskId}`, body)
-    .replace(
-      `class="chart"`,
-      `class="chart heatmap"`,
-    );
+  const label = `Cross-examination matrix of ${taskId}`;
+  return svg(`heatmap-${taskId}`, width, height, label, body, "chart heatmap");
 }
 
 /** The heatmaps' legend, as HTML. */

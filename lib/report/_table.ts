@@ -20,6 +20,7 @@ export interface TableOptions {
 
 const GAP = 2;
 const MIN_COLUMN = 5;
+const MIN_TEXT = 10;
 
 /** The width of a string in columns (one per code point; no wide characters expected). */
 export function textWidth(text: string): number {
@@ -47,10 +48,17 @@ export function table(
     Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? "")))
   );
   const total = () => indent.length + widths.reduce((s, w) => s + w, 0) + GAP * (widths.length - 1);
-  while (total() > options.width) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest] <= MIN_COLUMN) break;
-    widths[widest]--;
+  // Text columns give way first (down to a few characters), then any column.
+  const text = widths.map((_, i) => options.align?.[i] !== "right");
+  for (const floor of [MIN_TEXT, MIN_COLUMN]) {
+    while (total() > options.width) {
+      const candidates = widths.map((w, i) =>
+        (floor === MIN_TEXT && !text[i]) || w <= floor ? -1 : w
+      );
+      const widest = candidates.indexOf(Math.max(...candidates));
+      if (candidates[widest] <= 0) break;
+      widths[widest]--;
+    }
   }
   const line = (cells: readonly string[], row: number) =>
     indent + cells.map((cell, i) => {

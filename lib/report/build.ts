@@ -26,7 +26,7 @@ import { discovery, taskRows } from "./_tasks.ts";
 export type { ReportAgent, ReportInput } from "./_context.ts";
 
 /** The warning every renderer shows when agents ran without a sandbox. */
-export const UNSANDBOXED_WARNING =
+export const UNSANDBOXED_WARNING: string =
   'This bout ran with sandbox = "none": agents ran unconfined, with the network and this ' +
   "machine's files in reach. Their results may not be comparable, and they could have read the " +
   "fix from elsewhere.";
@@ -37,7 +37,7 @@ export const UNSANDBOXED_WARNING =
  * fixes from wrong ones, evidence roles, how the tasks were found, and every task with its
  * compact matrix. Only scored tasks count in the numbers; an attempt that ended in an
  * infrastructure error is left out of its agent's numbers. The result is plain JSON that
- * `reportSchema` accepts.
+ * `reportSchema` (schema.ts) accepts.
  */
 export function buildReport(input: ReportInput): Report {
   const ctx = contextOf(input);

@@ -11,6 +11,7 @@
 import { COMPARABLE_ROLES } from "../evidence_roles.ts";
 import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
 import {
+  cap,
   discoveryText,
   duration,
   expected,
@@ -19,6 +20,7 @@ import {
   OUTCOME_LABELS,
   pct,
   pickText,
+  plural,
   pValue,
   rateWithInterval,
   ratio,
@@ -36,47 +38,18 @@ import {
   escapeHtml as esc,
   heatmap,
   heatmapLegend,
-  OUTCOME_COLORS,
   outcomesChart,
   pickingChart,
   taskGrid,
 } from "./_svg.ts";
 import { HTML_STYLE } from "./_html_style.ts";
+import { htmlTable, outcomeLegend, outcomePill, range, raw } from "./_html_parts.ts";
 import { type Report, SECTION_TITLES, type SectionId, type TaskRow } from "./types.ts";
 
 export { escapeHtml } from "./_svg.ts";
 
 /** Tasks up to this many have their matrices open when the page loads. */
 const OPEN_MATRICES = 20;
-
-/** HTML that is already safe, as opposed to text to escape. */
-interface Raw {
-  html: string;
-}
-type Cell = string | Raw;
-
-const raw = (html: string): Raw => ({ html });
-const cellHtml = (c: Cell) => (typeof c === "string" ? esc(c) : c.html);
-
-/** A table; `numeric` lists the columns aligned right. */
-function htmlTable(header: string[], rows: Cell[][], numeric: number[] = []): string {
-  const cls = (i: number) => (numeric.includes(i) ? ` class="num"` : "");
-  return `<div class="scroll"><table><thead><tr>${
-    header.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join("")
-  }</tr></thead><tbody>${
-    rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${cellHtml(c)}</td>`).join("")}</tr>`)
-      .join("")
-  }</tbody></table></div>`;
-}
-
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-
-function outcomePill(outcome: keyof typeof OUTCOME_COLORS | null, label: string): Raw {
-  if (!outcome) return raw(`<span class="pill muted">${esc(label)}</span>`);
-  return raw(
-    `<span class="pill" style="background:${OUTCOME_COLORS[outcome]}">${esc(label)}</span>`,
-  );
-}
 
 /** Render the report as one self-contained HTML page. */
 export function renderHtml(report: Report): string {
@@ -129,13 +102,15 @@ ${
 }
 
 function agents(report: Report): string {
-  return `<div class="scroll">${outcomesChart(report)}</div>` +
+  return `<div class="scroll">${outcomesChart(report)}</div>${
+    outcomeLegend("├─┤ 95% interval of the resolve rate")
+  }` +
     htmlTable(
       [
         "Agent",
         "Model",
         "Tasks",
-        ...RESOLUTION_OUTCOMES.map((o) => OUTCOME_LABELS[o]),
+        ...RESOLUTION_OUTCOMES.map((o) => cap(OUTCOME_LABELS[o])),
         "Resolve rate (95% interval)",
       ],
       report.agents.map((a) => [
@@ -149,7 +124,7 @@ function agents(report: Report): string {
     ) +
     `<h3>Attempts</h3>` +
     htmlTable(
-      ["Agent", "Attempts", ...ATTEMPT_STATUSES.map((s) => STATUS_LABELS[s])],
+      ["Agent", "Attempts", ...ATTEMPT_STATUSES.map((s) => cap(STATUS_LABELS[s]))],
       report.agents.map((
         a,
       ) => [a.name, String(a.attempts), ...ATTEMPT_STATUSES.map((s) => String(a.statuses[s]))]),
@@ -204,6 +179,7 @@ function comparisons(report: Report): string {
 function picking(report: Report): string {
   const k = report.picking;
   return `<div class="scroll">${pickingChart(report)}</div>` +
+    outcomeLegend("├─┤ 95% interval of the resolve rate") +
     htmlTable(["Choice", "Resolved", "Of tasks", "Rate"], [
       [
         "The judge's picks",
@@ -293,10 +269,10 @@ function evidence(report: Report): string {
       "Agent",
       "Role",
       "Tests",
-      ...COMPARABLE_ROLES.map((r) => ROLE_LABELS[r]),
+      ...COMPARABLE_ROLES.map((r) => cap(ROLE_LABELS[r])),
       "Unstable",
       "Not comparable",
-      "Evidence-inadequate closures",
+      "Inadequate closures",
     ],
     report.evidence.map((e) => [
       e.agent,
@@ -361,11 +337,7 @@ function discovery(report: Report): string {
 function tasks(report: Report): string {
   const open = report.tasks.length <= OPEN_MATRICES;
   return `<div class="scroll">${taskGrid(report)}</div>` +
-    `<p class="legend">${
-      RESOLUTION_OUTCOMES.map((o) =>
-        `<span><i style="background:${OUTCOME_COLORS[o]}"></i>${esc(OUTCOME_LABELS[o])}</span>`
-      ).join("")
-    }<span>★ the judge's pick</span><span>grey: not scored (how the attempt ended)</span></p>` +
+    outcomeLegend("★ the judge's pick", "grey: not scored (how the attempt ended)") +
     report.tasks.map((t) => task(t, open)).join("\n");
 }
 
@@ -401,7 +373,7 @@ function task(t: TaskRow, open: boolean): string {
       `<p class="muted">${
         esc(
           t.matrix.authors.map((a) =>
-            `${a.author}: ${a.tests} tests, ${a.reproducing} failing on the unfixed tree`
+            `${a.author}: ${plural(a.tests, "test")}, ${a.reproducing} failing on the unfixed tree`
           ).join(" · "),
         )
       }</p>` +

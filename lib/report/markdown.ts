@@ -11,6 +11,7 @@
 import { COMPARABLE_ROLES } from "../evidence_roles.ts";
 import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
 import {
+  cap,
   discoveryText,
   duration,
   expected,
@@ -352,8 +353,4 @@ function tasks(report: Report): string[] {
 
 function taskLink(url: string | null): string {
   return url && /^https?:\/\/[^\s<>()\[\]]+$/.test(url) ? ` ([link](${url}))` : "";
-}
-
-function cap(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,16 +1,34 @@
 /**
- * The report object: plain JSON, written as `report.json` and read by every renderer. Its zod
- * schema is the one source of truth: `docs/report.schema.json` is generated from it
- * (see {@linkcode reportJsonSchema}).
+ * The report object: plain JSON, written as `report.json` and read by every renderer. These
+ * interfaces describe it for people and for the compiler; `schema.ts` holds the same shape as a
+ * zod schema (checked against these at compile time), from which `docs/report.schema.json` is
+ * generated.
  *
  * Pure values; no permissions needed.
  *
  * @module
  */
 
-import { z } from "zod";
-import { ATTEMPT_STATUSES, EVIDENCE_ROLES, OUTCOMES, RESOLUTION_OUTCOMES } from "../records.ts";
-import { COMPARABLE_ROLES } from "../evidence_roles.ts";
+import type { AttemptStatus, Outcome, ResolutionOutcome } from "../records.ts";
+import type { AgentEvidence } from "../evidence_roles.ts";
+import type { Interval, PairedComparison, Separation } from "./stats.ts";
+
+export {
+  ATTEMPT_STATUSES,
+  type AttemptStatus,
+  EVIDENCE_ROLES,
+  type Outcome,
+  OUTCOMES,
+  RESOLUTION_OUTCOMES,
+  type ResolutionOutcome,
+} from "../records.ts";
+export {
+  type AgentEvidence,
+  COMPARABLE_ROLES,
+  type ComparableRole,
+  type EvidenceRole,
+} from "../evidence_roles.ts";
+export type { Interval, PairedComparison, Separation } from "./stats.ts";
 
 /** Version of the report's shape; bumped when a field changes incompatibly. */
 export const REPORT_VERSION = 1;
@@ -19,7 +37,16 @@ export const REPORT_VERSION = 1;
 export const MATRIX_ROW_CAP = 300;
 
 /** The titles of the report's sections, in order; every renderer prints all of them. */
-export const SECTION_TITLES = {
+export const SECTION_TITLES: {
+  readonly agents: "Agents";
+  readonly comparisons: "Are the differences real?";
+  readonly picking: "Picking one patch per bug";
+  readonly mergeGate: "Every patch through a merge gate";
+  readonly separation: "Which tests tell a right fix from a wrong one";
+  readonly evidence: "Evidence";
+  readonly discovery: "How the tasks were found";
+  readonly tasks: "Tasks";
+} = {
   agents: "Agents",
   comparisons: "Are the differences real?",
   picking: "Picking one patch per bug",
@@ -28,314 +55,268 @@ export const SECTION_TITLES = {
   evidence: "Evidence",
   discovery: "How the tasks were found",
   tasks: "Tasks",
-} as const;
+};
 
 /** A section of the report. */
 export type SectionId = keyof typeof SECTION_TITLES;
 
 /** One letter per test outcome, for the compact matrix rows. */
-export const OUTCOME_LETTERS = {
+export const OUTCOME_LETTERS: Readonly<Record<Outcome, string>> = {
   passed: "P",
   failed: "F",
   error: "E",
   skipped: "S",
   xfailed: "X",
   "not-run": ".",
-} as const satisfies Record<typeof OUTCOMES[number], string>;
-
-const count = z.int().nonnegative();
-const rate = z.number().min(0).max(1).nullable();
-const resolutionOutcome = z.enum(RESOLUTION_OUTCOMES);
-const attemptStatus = z.enum(ATTEMPT_STATUSES);
-const agentRole = z.enum(["contestant", "examiner"]);
-
-/** A proportion with its 95% Wilson interval (see `stats.ts` `wilson`). */
-export const intervalSchema = z.object({
-  k: count.describe("Successes."),
-  n: count.describe("Trials."),
-  rate: rate.describe("k / n, or null when n is 0."),
-  low: z.number().min(0).max(1).describe("Lower bound of the 95% Wilson interval."),
-  high: z.number().min(0).max(1).describe("Upper bound of the 95% Wilson interval."),
-});
-
-const outcomeCounts = z.object(
-  Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, count])) as Record<
-    typeof RESOLUTION_OUTCOMES[number],
-    typeof count
-  >,
-);
-
-const statusCounts = z.object(
-  Object.fromEntries(ATTEMPT_STATUSES.map((s) => [s, count])) as Record<
-    typeof ATTEMPT_STATUSES[number],
-    typeof count
-  >,
-);
+};
 
 /** One contestant against the ground truth. */
-export const agentRowSchema = z.object({
-  name: z.string(),
-  type: z.string(),
-  model: z.string().nullable(),
-  vendor: z.string(),
-  tasks: count.describe("Scored tasks attempted (an attempt that is not an infrastructure error)."),
-  outcomes: outcomeCounts.describe(
-    "Outcomes over those tasks; no-fix covers no patch, timeout, crash and quota.",
-  ),
-  resolveRate: intervalSchema.describe("Resolved of tasks, with its 95% Wilson interval."),
-  attempts: count.describe("Every attempt of the agent, scored task or not."),
-  statuses: statusCounts.describe("Every attempt by how it ended."),
-  medianDurationMs: z.number().nullable().describe(
-    "Median duration of the attempts that were not infrastructure errors.",
-  ),
-  tokens: z.object({
-    attempts: count.describe("Attempts that reported tokens."),
-    total: z.number().nullable().describe("Sum over those attempts."),
-    medianPerAttempt: z.number().nullable(),
-  }).describe("Tokens per attempt: the reported total, else input + output."),
-  cost: z.object({
-    attempts: count.describe("Attempts that reported a cost."),
-    totalUsd: z.number().nullable(),
-  }),
-  perResolved: z.object({
-    costUsd: z.number().nullable().describe("Cost on scored tasks / tasks resolved."),
-    durationMs: z.number().nullable().describe("Time on scored tasks / tasks resolved."),
-  }),
-});
-/** One contestant against the ground truth. */
-export type AgentRow = z.infer<typeof agentRowSchema>;
+export interface AgentRow {
+  /** The agent's name. */
+  name: string;
+  /** Its adapter (`codex`, `claude-code`, `command`, ...). */
+  type: string;
+  /** The model, when configured. */
+  model: string | null;
+  /** Who makes the model. */
+  vendor: string;
+  /** Scored tasks attempted (an attempt that is not an infrastructure error). */
+  tasks: number;
+  /** Outcomes over those tasks; no-fix covers no patch, timeout, crash and quota. */
+  outcomes: Record<ResolutionOutcome, number>;
+  /** Resolved of tasks, with its 95% Wilson interval. */
+  resolveRate: Interval;
+  /** Every attempt of the agent, scored task or not. */
+  attempts: number;
+  /** Every attempt by how it ended. */
+  statuses: Record<AttemptStatus, number>;
+  /** Median duration of the attempts that were not infrastructure errors. */
+  medianDurationMs: number | null;
+  /** Tokens per attempt (the reported total, else input + output), over those attempts. */
+  tokens: {
+    /** Attempts that reported tokens. */
+    attempts: number;
+    /** Sum over those attempts. */
+    total: number | null;
+    /** Median over those attempts. */
+    medianPerAttempt: number | null;
+  };
+  /** Cost in US dollars, over the attempts that were not infrastructure errors. */
+  cost: {
+    /** Attempts that reported a cost. */
+    attempts: number;
+    /** Sum over those attempts. */
+    totalUsd: number | null;
+  };
+  /** What one resolved task cost. */
+  perResolved: {
+    /** Cost on scored tasks / tasks resolved. */
+    costUsd: number | null;
+    /** Time on scored tasks / tasks resolved. */
+    durationMs: number | null;
+  };
+}
 
 /** Two contestants compared on the scored tasks both attempted (exact McNemar test). */
-export const comparisonSchema = z.object({
-  a: z.string(),
-  b: z.string(),
-  tasks: count,
-  both: count,
-  onlyA: count,
-  onlyB: count,
-  neither: count,
-  p: z.number().min(0).max(1),
-  sentence: z.string(),
-});
-/** Two contestants compared. */
-export type ComparisonRow = z.infer<typeof comparisonSchema>;
+export type ComparisonRow = PairedComparison;
 
-/** The judge's picks against simple baselines, over scored tasks. */
-export const pickingSchema = z.object({
-  tasks: count.describe("Scored tasks."),
-  judge: z.object({
-    resolved: count.describe("Picks that resolved the task."),
-    wrong: count.describe("Picks that did not."),
-    abstained: count,
-    rate: intervalSchema.describe("Resolved picks of all scored tasks."),
-    precision: intervalSchema.describe("Resolved picks of all picks made."),
-  }),
-  bestSingle: z.object({
-    agents: z.array(z.string()).describe("The contestants that resolved the most (ties: all)."),
-    resolved: count,
-    rate: rate,
-  }),
-  random: z.object({
-    expected: z.number().nonnegative().describe("Tasks a contestant chosen at random resolves."),
-    rate: rate,
-  }),
-  oracle: z.object({
-    resolved: count.describe("Tasks some contestant resolved: the best any choice could do."),
-    rate: rate,
-  }),
-});
-/** The judge's picks against baselines. */
-export type Picking = z.infer<typeof pickingSchema>;
+/** The judge's picks on scored tasks against simple baselines. */
+export interface Picking {
+  /** Scored tasks. */
+  tasks: number;
+  /** The judge's picks. */
+  judge: {
+    /** Picks that resolved the task. */
+    resolved: number;
+    /** Picks that did not. */
+    wrong: number;
+    /** Tasks without a pick. */
+    abstained: number;
+    /** Resolved picks of all scored tasks. */
+    rate: Interval;
+    /** Resolved picks of all picks made. */
+    precision: Interval;
+  };
+  /** The contestants that resolved the most (ties: all of them). */
+  bestSingle: { agents: string[]; resolved: number; rate: number | null };
+  /** A contestant chosen at random for every task: tasks resolved in expectation. */
+  random: { expected: number; rate: number | null };
+  /** Tasks some contestant resolved: the best any choice could do. */
+  oracle: { resolved: number; rate: number | null };
+}
 
-/** Patches judged one by one by the policy, against the ground truth. */
-export const gateRowSchema = z.object({
-  agent: z.string().nullable().describe("The contestant, or null for all of them together."),
-  patches: count.describe("Patches of scored tasks the judge saw."),
-  approved: count,
-  approvedRight: count.describe("Approved patches that resolved the task."),
-  precision: intervalSchema.describe("approvedRight / approved."),
-  wrong: count.describe("Patches that did not resolve the task."),
-  wrongStopped: count.describe("Of those, the ones not approved."),
-  right: count.describe("Patches that resolved the task."),
-  rightStopped: count.describe("Of those, the ones not approved."),
-});
-/** The merge gate for one contestant, or all. */
-export type GateRow = z.infer<typeof gateRowSchema>;
+/** Patches judged one by one (the merge gate), against the ground truth. */
+export interface GateRow {
+  /** The contestant, or null for all of them together. */
+  agent: string | null;
+  /** Patches of scored tasks the judge saw. */
+  patches: number;
+  /** Of those, the ones approved. */
+  approved: number;
+  /** Approved patches that resolved the task. */
+  approvedRight: number;
+  /** approvedRight / approved. */
+  precision: Interval;
+  /** Patches that did not resolve the task. */
+  wrong: number;
+  /** Of those, the ones not approved. */
+  wrongStopped: number;
+  /** Patches that resolved the task. */
+  right: number;
+  /** Of those, the ones not approved. */
+  rightStopped: number;
+}
 
 /** How well one author's tests separate resolved patches from wrong ones. */
-export const separationRowSchema = z.object({
-  author: z.string(),
-  role: z.enum(["contestant", "examiner", "repository"]),
-  resolved: count.describe("Resolved patches the author's tests judged."),
-  acceptedResolved: count.describe("Of those, the ones every test of the author's passed on."),
-  wrong: count.describe("Wrong patches the author's tests judged."),
-  rejectedWrong: count.describe("Of those, the ones some test of the author's did not pass on."),
-  truePositiveRate: rate,
-  trueNegativeRate: rate,
-  balancedAccuracy: rate,
-  skipped: count.describe("Patches the author had no runnable reproducing test for."),
-});
-/** One author's separation. */
-export type SeparationRow = z.infer<typeof separationRowSchema>;
-
-const roleCounts = z.object(
-  Object.fromEntries(EVIDENCE_ROLES.map((r) => [r, count])) as Record<
-    typeof EVIDENCE_ROLES[number],
-    typeof count
-  >,
-);
-const roleShares = z.object(
-  Object.fromEntries(COMPARABLE_ROLES.map((r) => [r, z.number().min(0).max(1)])) as Record<
-    typeof COMPARABLE_ROLES[number],
-    z.ZodNumber
-  >,
-).nullable();
+export interface SeparationRow extends Separation {
+  /** Who the author is. */
+  role: "contestant" | "examiner" | "repository";
+}
 
 /** One agent's tests by evidence role (B/S/G replay), over scored tasks. */
-export const evidenceRowSchema = z.object({
-  agent: z.string(),
-  role: agentRole,
-  tests: count,
-  counts: roleCounts,
-  comparable: count,
-  shares: roleShares.describe("Share of each role among comparable tests."),
-  positive: count.describe("Comparable tests that pass on the agent's own candidate."),
-  positiveShares: roleShares,
-  attempts: count,
-  withPatch: count,
-  inadequateClosures: count.describe("Patches closed with no own test failing on B."),
-  closureRate: rate.describe("Evidence-inadequate closure rate: inadequateClosures / withPatch."),
-});
-/** One agent's evidence. */
-export type EvidenceRow = z.infer<typeof evidenceRowSchema>;
+export interface EvidenceRow extends AgentEvidence {
+  /** The agent. */
+  agent: string;
+  /** Whether it fixes or only writes tests. */
+  role: "contestant" | "examiner";
+}
 
-/** What happened between history and the scored tasks. */
-export const discoverySchema = z.object({
-  examined: count.describe("Commits examined on first-parent history."),
-  tasks: count,
-  scored: count,
-  excluded: z.object({
-    total: count,
-    reasons: z.array(z.object({ reason: z.string(), count: count })),
-  }),
-  statementNote: z.string().nullable(),
-  unscored: z.array(z.object({
-    task: z.string(),
-    title: z.string(),
-    kind: z.enum(["unscorable", "sanity", "infra-error", "not-scored"]),
-    reason: z.string(),
-  })),
-  sanity: z.array(z.object({
-    task: z.string(),
-    emptyResolves: z.boolean(),
-    goldResolves: z.boolean(),
-  })).describe("Tasks failing a sanity gate: the empty patch resolves, or the gold fix does not."),
-  unstable: z.object({
-    oracle: count.describe("Hidden tests set aside as unstable."),
-    matrix: count.describe("Cross-examination tests unstable on the unfixed tree."),
-  }),
-  infraErrors: z.object({
-    oracleRuns: count,
-    attempts: count,
-    matrixTrees: count,
-    items: z.array(z.object({
-      stage: z.enum(["oracle", "attempt", "matrix"]),
-      task: z.string(),
-      what: z.string().describe("The tree or the agent."),
-      message: z.string().nullable(),
-    })),
-  }),
-});
-/** How the tasks were found. */
-export type Discovery = z.infer<typeof discoverySchema>;
+/** From history to scored tasks. */
+export interface Discovery {
+  /** Commits examined on first-parent history. */
+  examined: number;
+  /** Tasks mined. */
+  tasks: number;
+  /** Tasks scored. */
+  scored: number;
+  /** Commits left out, by reason (most first). */
+  excluded: { total: number; reasons: { reason: string; count: number }[] };
+  /** How issue texts were read. */
+  statementNote: string | null;
+  /** Tasks not scored, and why. */
+  unscored: {
+    task: string;
+    title: string;
+    kind: "unscorable" | "sanity" | "infra-error" | "not-scored";
+    reason: string;
+  }[];
+  /** Tasks failing a sanity gate: the empty patch resolves, or the gold fix does not. */
+  sanity: { task: string; emptyResolves: boolean; goldResolves: boolean }[];
+  /** Tests set aside as unstable: hidden ones, and cross-examination ones on the unfixed tree. */
+  unstable: { oracle: number; matrix: number };
+  /** Infrastructure errors, counted per stage and listed. */
+  infraErrors: {
+    oracleRuns: number;
+    attempts: number;
+    matrixTrees: number;
+    items: {
+      stage: "oracle" | "attempt" | "matrix";
+      task: string;
+      /** The tree or the agent. */
+      what: string;
+      message: string | null;
+    }[];
+  };
+}
 
 /** One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS). */
-export const matrixViewSchema = z.object({
-  tests: count.describe("Tests in the matrix, shown or not."),
-  trees: z.array(z.object({
-    id: z.string(),
-    kind: z.enum(["base", "patch"]),
-    agent: z.string().nullable(),
-    status: z.string(),
-    picked: z.boolean(),
-  })),
-  authors: z.array(z.object({
-    author: z.string(),
-    role: z.enum(["contestant", "examiner", "repository"]),
-    tests: count,
-    reproducing: count.describe("Stable tests failing on every run of the unfixed tree."),
-    shown: count,
-  })),
-  rows: z.array(z.object({
-    test: z.string(),
-    author: z.string(),
-    unstable: z.boolean(),
-    outcomes: z.string().describe("One letter per tree, in the order of trees."),
-  })),
-  omitted: count.describe(`Rows left out past ${MATRIX_ROW_CAP}.`),
-});
-/** A compact matrix. */
-export type MatrixView = z.infer<typeof matrixViewSchema>;
+export interface MatrixView {
+  /** Tests in the matrix, shown or not. */
+  tests: number;
+  /** The trees (columns): runs of the unfixed tree, then patches. */
+  trees: {
+    id: string;
+    kind: "base" | "patch";
+    agent: string | null;
+    status: string;
+    /** The judge's pick. */
+    picked: boolean;
+  }[];
+  /** Per author: tests, reproductions (stable, failing on every run of B), rows shown. */
+  authors: {
+    author: string;
+    role: "contestant" | "examiner" | "repository";
+    tests: number;
+    reproducing: number;
+    shown: number;
+  }[];
+  /** The rows shown, in matrix order. */
+  rows: {
+    test: string;
+    author: string;
+    /** Its outcome on the unfixed tree differed between repeats. */
+    unstable: boolean;
+    /** One letter per tree, in the order of trees. */
+    outcomes: string;
+  }[];
+  /** Rows left out past MATRIX_ROW_CAP. */
+  omitted: number;
+}
 
 /** One task, every agent's result on it, and its matrix. */
-export const taskRowSchema = z.object({
-  id: z.string(),
-  title: z.string(),
-  ref: z.object({ kind: z.enum(["issue", "pull"]), number: z.int(), url: z.string().nullable() }),
-  scored: z.boolean(),
-  reason: z.string().nullable().describe("Why the task is not scored."),
-  failToPass: count,
-  passToPass: count,
-  agents: z.array(z.object({
-    agent: z.string(),
-    role: agentRole,
-    status: attemptStatus.nullable(),
-    durationMs: z.number().nullable(),
-    outcome: resolutionOutcome.nullable().describe("Null when not scored or not attempted."),
-    approved: z.boolean().nullable().describe("The merge gate; null without a judged patch."),
-    flags: z.array(z.string()),
-  })),
-  pick: z.object({
-    agent: z.string().nullable(),
-    outcome: resolutionOutcome.nullable(),
-    reason: z.string().nullable(),
-  }),
-  matrix: matrixViewSchema.nullable(),
-});
-/** One task. */
-export type TaskRow = z.infer<typeof taskRowSchema>;
+export interface TaskRow {
+  /** The task's id (`issue-12`). */
+  id: string;
+  /** The fix's title: untrusted text. */
+  title: string;
+  /** The issue or pull request. */
+  ref: { kind: "issue" | "pull"; number: number; url: string | null };
+  /** Whether the task counts in the numbers. */
+  scored: boolean;
+  /** Why the task is not scored. */
+  reason: string | null;
+  /** Hidden fail-to-pass tests. */
+  failToPass: number;
+  /** Hidden pass-to-pass tests. */
+  passToPass: number;
+  /** Every agent (contestants, then examiners). */
+  agents: {
+    agent: string;
+    role: "contestant" | "examiner";
+    /** How the attempt ended; null without an attempt. */
+    status: AttemptStatus | null;
+    durationMs: number | null;
+    /** Null when not scored or not attempted. */
+    outcome: ResolutionOutcome | null;
+    /** The merge gate; null without a judged patch. */
+    approved: boolean | null;
+    /** Tricks noticed in the patch. */
+    flags: string[];
+  }[];
+  /** The judge's pick; its outcome only on scored tasks. */
+  pick: { agent: string | null; outcome: ResolutionOutcome | null; reason: string | null };
+  /** The cross-examination matrix, compact; null without one. */
+  matrix: MatrixView | null;
+}
 
 /** The report: `report.json`. */
-export const reportSchema = z.object({
-  version: z.literal(REPORT_VERSION),
-  kind: z.literal("report"),
-  bugbout: z.string().describe("The bugbout version that built the report."),
-  generatedAt: z.string(),
-  project: z.object({ name: z.string(), repository: z.string(), policy: z.string() }),
-  sandbox: z.object({
-    mode: z.enum(["bubblewrap", "seatbelt", "none"]),
-    warning: z.string().nullable().describe("Set when agents ran unconfined."),
-  }),
-  agents: z.array(agentRowSchema),
-  comparisons: z.array(comparisonSchema),
-  picking: pickingSchema,
-  mergeGate: z.object({
-    policy: z.string(),
-    overall: gateRowSchema,
-    agents: z.array(gateRowSchema),
-  }),
-  separation: z.array(separationRowSchema),
-  evidence: z.array(evidenceRowSchema),
-  discovery: discoverySchema,
-  tasks: z.array(taskRowSchema),
-}).meta({
-  title: "bugbout report",
-  description: "The report of one bout: report.json, the input of every renderer.",
-});
-/** The report. */
-export type Report = z.infer<typeof reportSchema>;
-
-/** The report's JSON Schema (draft 2020-12), as `docs/report.schema.json` holds it. */
-export function reportJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(reportSchema, { target: "draft-2020-12" }) as Record<string, unknown>;
+export interface Report {
+  /** {@linkcode REPORT_VERSION}. */
+  version: 1;
+  /** Always "report". */
+  kind: "report";
+  /** The bugbout version that built the report. */
+  bugbout: string;
+  /** When the report was built, ISO 8601. */
+  generatedAt: string;
+  /** The project and the judge's policy. */
+  project: { name: string; repository: string; policy: string };
+  /** How agents were confined; a warning when they were not. */
+  sandbox: { mode: "bubblewrap" | "seatbelt" | "none"; warning: string | null };
+  /** "Agents": every contestant, in configuration order. */
+  agents: AgentRow[];
+  /** "Are the differences real?": every two contestants. */
+  comparisons: ComparisonRow[];
+  /** "Picking one patch per bug". */
+  picking: Picking;
+  /** "Every patch through a merge gate": per contestant, and all patches. */
+  mergeGate: { policy: string; overall: GateRow; agents: GateRow[] };
+  /** "Which tests tell a right fix from a wrong one": contestants, examiners, the suite. */
+  separation: SeparationRow[];
+  /** "Evidence": contestants, then examiners. */
+  evidence: EvidenceRow[];
+  /** "How the tasks were found". */
+  discovery: Discovery;
+  /** "Tasks": every mined task, in mining order. */
+  tasks: TaskRow[];
 }

@@ -180,7 +180,7 @@ export function bwrapArgs(
     "--die-with-parent",
     "--new-session",
     "--unshare-user",
-    
+    "--unshare-pid",
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",

@@ -34,14 +34,14 @@
 import { BugboutError } from "../errors.ts";
 import { BubblewrapSandbox } from "./bwrap.ts";
 import { UnconfinedSandbox } from "./none.ts";
-import { platformKind, probeSandbox } from "./probe.ts";
+import { platformKind, type ProbeOptions, probeSandbox } from "./probe.ts";
 import { SeatbeltSandbox } from "./seatbelt.ts";
 import type { Sandbox, SandboxKind } from "./types.ts";
 
 export type { Confinement, Sandbox, SandboxKind } from "./types.ts";
 export { BubblewrapSandbox, DEFAULT_HOME, planMounts, withMemoryCap } from "./bwrap.ts";
 export { UNCONFINED, UnconfinedSandbox } from "./none.ts";
-export { platformKind, probeSandbox, type SandboxProbe } from "./probe.ts";
+export { platformKind, type ProbeOptions, probeSandbox, type SandboxProbe } from "./probe.ts";
 export { type ProxyServer, startProxy } from "./proxy.ts";
 export { seatbeltProfile, SeatbeltSandbox } from "./seatbelt.ts";
 export { toolchainPaths } from "./toolchain.ts";
@@ -54,9 +54,12 @@ export type SandboxSetting = "auto" | SandboxKind;
  * `auto` is bubblewrap on Linux and Seatbelt on macOS; `none` runs unconfined (only when asked).
  * Throws a {@linkcode BugboutError} with a hint when the sandbox cannot start.
  */
-export async function openSandbox(setting: SandboxSetting = "auto"): Promise<Sandbox> {
+export async function openSandbox(
+  setting: SandboxSetting = "auto",
+  options: ProbeOptions = {},
+): Promise<Sandbox> {
   if (setting === "none") return new UnconfinedSandbox();
-  const probe = await probeSandbox(setting);
+  const probe = await probeSandbox(setting, options);
   if (!probe.ok) {
     throw new BugboutError(`Cannot start the ${probe.kind} sandbox: ${probe.detail}.`, {
       hint: probe.fix,

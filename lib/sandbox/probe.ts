@@ -8,7 +8,7 @@
  * @module
  */
 
-import { run, which } from "../proc.ts";
+import { run, type RunOptions, which } from "../proc.ts";
 import { UNCONFINED } from "./none.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxKind } from "./types.ts";
@@ -29,6 +29,12 @@ export interface SandboxProbe {
   executable?: string;
   /** bubblewrap only: whether it takes `--size`/`--perms` for tmpfs (0.7 and later). */
   sizedTmpfs?: boolean;
+}
+
+/** Options for {@linkcode probeSandbox}. */
+export interface ProbeOptions {
+  /** The bwrap to probe (a name on PATH or a path); by default `bwrap` on PATH. */
+  bwrap?: string;
 }
 
 /** The program-independent part of the probe: `bwrap --unshare-all --ro-bind / / ... true`. */
@@ -109,9 +115,11 @@ async function explainBwrapFailure(stderr: string): Promise<{ detail: string; fi
   };
 }
 
-async function probeBubblewrap(): Promise<SandboxProbe> {
+async function probeBubblewrap(program?: string): Promise<SandboxProbe> {
   const kind = "bubblewrap";
-  const bwrap = await which("bwrap") ?? await which("/usr/bin/bwrap");
+  const bwrap = program
+    ? await which(program)
+    : await which("bwrap") ?? await which("/usr/bin/bwrap");
   if (!bwrap) {
     return {
       ok: false,
@@ -121,15 +129,15 @@ async function probeBubblewrap(): Promise<SandboxProbe> {
         "bubblewrap` (Fedora), `sudo pacman -S bubblewrap` (Arch). " + ESCAPE_HATCH,
     };
   }
-  const quiet = {
+  const quiet: RunOptions = {
     clearEnv: true,
     env: { PATH: "/usr/bin:/bin" },
     okCodes: "any",
     timeoutMs: 15_000,
   };
-  const ver = await run([bwrap, "--version"], { ...quiet, okCodes: "any" });
+  const ver = await run([bwrap, "--version"], quiet);
   const version = /(\d+\.\d+(\.\d+)?)/.exec(ver.stdout)?.[1];
-  const probe = await run([bwrap, ...BWRAP_PROBE, "true"], { ...quiet, okCodes: "any" });
+  const probe = await run([bwrap, ...BWRAP_PROBE, "true"], quiet);
   if (probe.code !== 0) {
     return {
       ok: false,
@@ -149,7 +157,7 @@ async function probeBubblewrap(): Promise<SandboxProbe> {
     "--tmpfs",
     "/tmp",
     "true",
-  ], { ...quiet, okCodes: "any" });
+  ], quiet);
   const sizedTmpfs = sized.code === 0;
   return {
     ok: true,
@@ -196,11 +204,12 @@ async function probeSeatbelt(): Promise<SandboxProbe> {
  */
 export async function probeSandbox(
   setting: "auto" | SandboxKind = "auto",
+  options: ProbeOptions = {},
 ): Promise<SandboxProbe> {
   const kind = setting === "auto" ? platformKind() : setting;
   switch (kind) {
     case "bubblewrap":
-      return await probeBubblewrap();
+      return await probeBubblewrap(options.bwrap);
     case "seatbelt":
       return await probeSeatbelt();
     case "none":

@@ -119,10 +119,14 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function npmVersion(dir: string, pkg: string): Promise<string | undefined> {
+interface PackageJson {
+  version?: string;
+  scripts?: Record<string, string>;
+}
+
+async function npmPackage(dir: string, pkg: string): Promise<PackageJson | undefined> {
   try {
-    const text = await Deno.readTextFile(join(dir, "node_modules", pkg, "package.json"));
-    return (JSON.parse(text) as { version?: string }).version;
+    return JSON.parse(await Deno.readTextFile(join(dir, "node_modules", pkg, "package.json")));
   } catch {
     return undefined;
   }
@@ -174,17 +178,27 @@ async function installNpm(
     "--loglevel=error",
     `${agent.package}@${agent.version}`,
   ], { timeoutMs, ownGroup: true, env: { npm_config_update_notifier: "false" } });
-  // claude-code and opencode-ai only work after their postinstall script (it links the platform
-  // binary into place); npm versions that skip unapproved scripts leave a stub. Run it then.
-  if (!(await runs(bin))) {
+  if (!(await npmWorks(agent, dir, bin))) {
     await run(["npm", "rebuild", "--prefix", dir, "--foreground-scripts", agent.package], {
       timeoutMs,
       ownGroup: true,
     });
-    if (!(await runs(bin))) {
+    if (!(await npmWorks(agent, dir, bin))) {
       throw new Error(`Cannot run ${bin} --version after installing ${agent.package}`);
     }
   }
+}
+
+/**
+ * Is the npm package installed at the pinned version and usable? claude-code and opencode-ai
+ * only work after their postinstall script has linked the platform binary into place; an npm
+ * that skips unapproved scripts (or `--ignore-scripts`) leaves a stub that only prints an error.
+ * So a package with a postinstall script must also answer `--version`.
+ */
+async function npmWorks(agent: PinnedAgent, dir: string, bin: string): Promise<boolean> {
+  const pkg = await npmPackage(dir, agent.package);
+  if (pkg?.version !== agent.version || !(await exists(bin))) return false;
+  return pkg.scripts?.postinstall ? await runs(bin) : true;
 }
 
 async function installPypi(
@@ -223,7 +237,9 @@ export function agentPaths(agent: PinnedAgent, cacheDir: string): { dir: string;
 
 /**
  * Install every pinned agent (or `only` those) that is not yet in the cache at its pinned
- * version, and return where each executable is. Throws a `ProcError` when an install fails.
+ * version, and return where each executable is. Agents already there are skipped (npm packages
+ * with a postinstall script are also run once with `--version` to prove they are not a stub).
+ * Throws a `ProcError` when an install fails. Needs the npm registry and PyPI for what is missing.
  */
 export async function installAgents(options: InstallOptions = {}): Promise<InstalledAgent[]> {
   const cacheDir = options.cacheDir ?? defaultCacheDir();
@@ -236,12 +252,15 @@ export async function installAgents(options: InstallOptions = {}): Promise<Insta
   const out: InstalledAgent[] = [];
   for (const agent of wanted) {
     const { dir, bin } = agentPaths(agent, cacheDir);
-    const current = () =>
+    const current = async () =>
       agent.registry === "npm"
-        ? npmVersion(dir, agent.package)
-        : pypiVersion(join(dir, ".venv"), agent.package);
+        ? (await npmPackage(dir, agent.package))?.version
+        : await pypiVersion(join(dir, ".venv"), agent.package);
+    const ready = agent.registry === "npm"
+      ? await npmWorks(agent, dir, bin)
+      : (await current()) === agent.version && await exists(bin);
     let installed = false;
-    if ((await current()) !== agent.version || !(await exists(bin))) {
+    if (!ready) {
       if (agent.registry === "npm") await installNpm(agent, dir, bin, timeoutMs);
       else await installPypi(agent, dir, options.python ?? "3.11", timeoutMs);
       installed = true;

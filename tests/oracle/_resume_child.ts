@@ -26,4 +26,7 @@ const project = await makeProject(settings.root, settings.repo, settings.home, {
   jobs: 1,
 });
 const env = await ensureTestEnv({ ...envRequest(project), envsDir: settings.envsDir });
-await computeOracles(project, settings.tasks, { env, sandbox: await openSandbox(settings.sandbox) });
+await computeOracles(project, settings.tasks, {
+  env,
+  sandbox: await openSandbox(settings.sandbox),
+});

@@ -4,7 +4,7 @@ import { computeOracles, type OracleProgress, readOracles } from "../../lib/orac
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import type { Oracle, OraclesFile } from "../../lib/records.ts";
 import { RepoBuilder } from "../fixtures/repo.ts";
-import { ENVS_DIR, SANDBOX_KINDS, sandbox } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, SANDBOX_KINDS } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 
 const PYPROJECT = `[project]
@@ -23,8 +23,10 @@ async function buildHistory(dir: string) {
       // The runtime dependency from PyPI: nothing imports without it.
       "calc/__init__.py": "import six\n\nVERSION = six.text_type('1.0')\n",
       "calc/arith.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
-      "calc/text.py": "def shout(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n",
-      "calc/loops.py": "def halve(n):\n    while n != 1:\n        n = n // 2 if n % 2 == 0 else n\n" +
+      "calc/text.py":
+        "def shout(s):\n    return s.upper()\n\n\ndef lower(s):\n    return s.lower()\n",
+      "calc/loops.py":
+        "def halve(n):\n    while n != 1:\n        n = n // 2 if n % 2 == 0 else n\n" +
         "    return True\n",
       "calc/memory.py": "def repeat(s, n):\n    out = []\n    while n <= 0 or len(out) < n:\n" +
         "        out.append(s * 1000000)\n        if len(out) == n:\n            break\n" +
@@ -69,8 +71,11 @@ def test_flaky():
     files: {
       "calc/arith.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n" +
         '    """Multiply."""\n    return a * b\n',
-      "tests/test_arith.py": flakyTest.replace("import os\n", "import os\n\n\ndef test_mul_zero():\n" +
-        "    from calc.arith import mul\n    assert mul(0, 5) == 0\n"),
+      "tests/test_arith.py": flakyTest.replace(
+        "import os\n",
+        "import os\n\n\ndef test_mul_zero():\n" +
+          "    from calc.arith import mul\n    assert mul(0, 5) == 0\n",
+      ),
     },
   });
   const fixShout = repo.commit({

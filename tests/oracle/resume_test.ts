@@ -1,9 +1,10 @@
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
+import { InterruptedError } from "../../lib/errors.ts";
 import { computeOracles, type OracleProgress, readOracles } from "../../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { RepoBuilder } from "../fixtures/repo.ts";
-import { ENVS_DIR, SANDBOX_KINDS, sandbox, tempDir } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -102,4 +103,35 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
   deepEqual(file.oracles.quick, killed.oracles.quick);
   deepEqual(file.oracles.slow.failToPass, ["tests/test_two.py::test_two"]);
   ok(events.every((e) => e.task !== "quick" || e.event === "cached"));
+  // The killed run's working trees are gone too.
+  const left = [];
+  for await (const e of Deno.readDir(project.cacheDir("oracle"))) left.push(e.name);
+  deepEqual(left, []);
+});
+
+Deno.test(`an aborted oracle run (Ctrl-C) keeps finished tasks and says it was interrupted (sandbox: ${kind})`, async () => {
+  await using tmp = await tempDir();
+  const repo = join(tmp.path, "repo");
+  const tasks = await history(repo);
+  const project = await makeProject(join(tmp.path, "root"), repo, join(tmp.path, "home"), {
+    sandbox: kind,
+    jobs: 1,
+  });
+  const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
+  const controller = new AbortController();
+  await rejects(
+    computeOracles(project, tasks, {
+      env,
+      sandbox: await sandbox(kind),
+      signal: controller.signal,
+      onProgress: (e) => {
+        if (e.event === "done") controller.abort();
+      },
+    }),
+    InterruptedError,
+  );
+  deepEqual(Object.keys((await readOracles(project)).oracles), ["quick"]);
+  const left = [];
+  for await (const e of Deno.readDir(project.cacheDir("oracle"))) left.push(e.name);
+  deepEqual(left, []);
 });

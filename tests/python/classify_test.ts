@@ -6,7 +6,8 @@ function xml(cases: string, counts = { failures: 0, errors: 0, skipped: 0 }): st
     `errors="${counts.errors}" failures="${counts.failures}" skipped="${counts.skipped}" ` +
     `tests="1">${cases}</testsuite></testsuites>`;
 }
-const PASS = `<testcase classname="tests.test_a" name="test_ok" file="tests/test_a.py" time="0.1"/>`;
+const PASS =
+  `<testcase classname="tests.test_a" name="test_ok" file="tests/test_a.py" time="0.1"/>`;
 const FAIL =
   `<testcase classname="tests.test_a" name="test_bad" file="tests/test_a.py" time="0.1">` +
   `<failure message="assert 0">x</failure></testcase>`;
@@ -50,7 +51,12 @@ Deno.test("classifyRun() trusts the XML only when the exit code agrees with it",
     ["tests but exit 5", { exitCode: 5, junit: xml(PASS) }, "infra-error", "harness"],
     ["no XML, exit 0", { exitCode: 0 }, "infra-error", "harness"],
     ["no XML, exit 1", { exitCode: 1 }, "infra-error", "harness"],
-    ["truncated XML", { exitCode: 1, junit: xml(FAIL, oneFail).slice(0, 150) }, "infra-error", "harness"],
+    [
+      "truncated XML",
+      { exitCode: 1, junit: xml(FAIL, oneFail).slice(0, 150) },
+      "infra-error",
+      "harness",
+    ],
     ["counts disagree", { exitCode: 1, junit: xml(FAIL) }, "infra-error", "harness"],
     ["usage error", { exitCode: 4, output: "ERROR: usage" }, "infra-error", "unrunnable"],
     ["internal error", { exitCode: 3, junit: xml(PASS) }, "infra-error", "harness"],
@@ -65,7 +71,9 @@ Deno.test("classifyRun() trusts the XML only when the exit code agrees with it",
 });
 
 Deno.test("classifyRun() keeps what finished before a timeout and marks the rest not-run", () => {
-  const run = classifyRun(evidence({ timedOut: true, exitCode: 137, progress: parseProgress(PROGRESS) }));
+  const run = classifyRun(
+    evidence({ timedOut: true, exitCode: 137, progress: parseProgress(PROGRESS) }),
+  );
   equal(run.status, "timeout");
   equal(run.exitCode, null);
   deepEqual(run.outcomes, {

@@ -1,9 +1,10 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
+import { dependencyFile } from "../../lib/python/dependencies.ts";
 import { ensureTestEnv } from "../../lib/python/env.ts";
 import { run } from "../../lib/proc.ts";
 import { buildEnvRepo, envRequestFor } from "./_project.ts";
-import { tempDir } from "./_shared.ts";
+import { tempDir, writeFiles } from "./_shared.ts";
 
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
@@ -116,7 +117,9 @@ Deno.test("two bugbout processes building the same environment build it once", a
   });
   await Deno.writeTextFile(
     script,
-    `import { ensureTestEnv } from ${JSON.stringify(new URL("../../lib/python/env.ts", import.meta.url).href)};\n` +
+    `import { ensureTestEnv } from ${
+      JSON.stringify(new URL("../../lib/python/env.ts", import.meta.url).href)
+    };\n` +
       `const env = await ensureTestEnv(${JSON.stringify(request)});\n` +
       `console.log(await Deno.readTextFile(env.prefix + "/bugbout-env.json"));\n`,
   );
@@ -127,4 +130,36 @@ Deno.test("two bugbout processes building the same environment build it once", a
   const [a, b] = await Promise.all([spawn(), spawn()]);
   // Same manifest, same creation time: one built it, the other waited and reused it.
   equal(JSON.parse(a.stdout).created, JSON.parse(b.stdout).created);
+});
+
+Deno.test("dependencyFile() finds the packaging file nearest above the package", async () => {
+  const table: [string, Record<string, string>, string, string | null][] = [
+    [
+      "pyproject with [project]",
+      { "pyproject.toml": "[project]\nname='x'\n" },
+      "src/x",
+      "pyproject.toml",
+    ],
+    [
+      "tool-only pyproject beside setup.py",
+      { "pyproject.toml": "[tool.black]\n", "setup.py": "" },
+      "x",
+      "setup.py",
+    ],
+    ["setup.cfg metadata", { "setup.cfg": "[metadata]\nname = x\n" }, "x", "setup.cfg"],
+    ["a build backend only", { "pyproject.toml": "[build-system]\n" }, "x", "pyproject.toml"],
+    ["requirements only", { "requirements.txt": "six\n" }, "x", "requirements.txt"],
+    [
+      "a monorepo",
+      { "python/pyproject.toml": "[project]\n" },
+      "python/src/x",
+      "python/pyproject.toml",
+    ],
+    ["nothing", { "README": "" }, "x", null],
+  ];
+  for (const [what, files, source, expected] of table) {
+    await using tmp = await tempDir();
+    await writeFiles(tmp.path, files);
+    equal(await dependencyFile(tmp.path, source), expected, what);
+  }
 });

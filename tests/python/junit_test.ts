@@ -77,10 +77,14 @@ Deno.test("a truncated or foreign JUnit file is an error, never an empty report"
     [XML.slice(0, XML.lastIndexOf("</testsuites>")), /truncated/],
     ["", /empty/],
     ["<html><body/></html>", /not <testsuites>/],
-    ['<testsuites><testsuite></testcase></testsuites>', /does not close/],
+    ["<testsuites><testsuite></testcase></testsuites>", /does not close/],
   ];
-  for (const [text, message] of cases) throws(() => parseJunit(text), JunitError, String(message));
-  for (const [text, message] of cases) throws(() => parseJunit(text), message);
+  for (const [text, message] of cases) {
+    throws(
+      () => parseJunit(text),
+      (e: Error) => e instanceof JunitError && message.test(e.message),
+    );
+  }
 });
 
 Deno.test("mangleNodeId() matches pytest's mangle_test_address", () => {
@@ -118,4 +122,22 @@ Deno.test("NodeIdResolver maps cases back exactly when it knows the collected id
     }),
     "tests/test_sub.py::TestSub::test_base",
   );
+});
+
+Deno.test("parseJunit() and outcomesOf() read 60,000 test cases quickly", () => {
+  const cases = [];
+  for (let i = 0; i < 60_000; i++) {
+    cases.push(
+      `<testcase classname="tests.test_big" name="test_p[${i}]" file="tests/test_big.py" ` +
+        `time="0.001" />`,
+    );
+  }
+  const xml = `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" ` +
+    `errors="0" failures="0" skipped="0" tests="60000">${cases.join("")}</testsuite></testsuites>`;
+  const started = performance.now();
+  const { outcomes } = outcomesOf(parseJunit(xml), new NodeIdResolver([], ["tests/test_big.py"]));
+  const ms = performance.now() - started;
+  equal(Object.keys(outcomes).length, 60_000);
+  equal(outcomes["tests/test_big.py::test_p[59999]"], "passed");
+  equal(ms < 3000, true, `took ${ms}ms`);
 });

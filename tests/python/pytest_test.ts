@@ -5,7 +5,7 @@ import type { TestEnv } from "../../lib/python/env.ts";
 import { type PytestOptions, runPytest } from "../../lib/python/pytest.ts";
 import { runRepeated } from "../../lib/python/repeats.ts";
 import { sharedEnv } from "./_project.ts";
-import { SANDBOX_KINDS, sandbox, tempDir, writeFiles } from "./_shared.ts";
+import { sandbox, SANDBOX_KINDS, tempDir, writeFiles } from "./_shared.ts";
 
 let envPromise: Promise<TestEnv> | undefined;
 let envTmp: string | undefined;

@@ -122,13 +122,11 @@ export class Chromium implements AsyncDisposable {
 
   /** A PNG of the whole page at the given width. */
   async screenshot(width: number): Promise<Uint8Array> {
+    const metrics = { width, deviceScaleFactor: 1, mobile: false };
+    // Lay the page out at the width first: its height depends on it.
+    await this.send("Emulation.setDeviceMetricsOverride", { ...metrics, height: 800 });
     const height = await this.evaluate<number>("document.documentElement.scrollHeight");
-    await this.send("Emulation.setDeviceMetricsOverride", {
-      width,
-      height,
-      deviceScaleFactor: 1,
-      mobile: false,
-    });
+    await this.send("Emulation.setDeviceMetricsOverride", { ...metrics, height });
     const { data } = await this.send("Page.captureScreenshot", { format: "png" });
     return Uint8Array.from(atob(String(data)), (c) => c.charCodeAt(0));
   }

@@ -1,7 +1,8 @@
 /**
  * The HTML report in a real browser: headless Chromium loads the fixture's page from disk, the
  * test checks that every section and chart rendered, that hostile text stayed text, and that the
- * page asked for nothing but itself. A screenshot is saved in the test's temp directory.
+ * page asked for nothing but itself. The page and a screenshot of it are left in the test's temp
+ * directory, whose path the test prints; the browser profile is removed.
  *
  * Skipped, with a message, only when `chromium` is not installed.
  */
@@ -29,7 +30,7 @@ Deno.test({
     const page = join(dir, "report.html");
     await Deno.writeTextFile(page, renderHtml(buildReport(fixtureInput())));
     const url = pathToFileURL(page).href;
-    {
+    try {
       await using browser = await Chromium.launch(chromium!, dir);
       await browser.open(url);
 
@@ -95,6 +96,9 @@ Deno.test({
       await Deno.writeFile(shot, png);
       ok(png.length > 10_000, "the screenshot is not empty");
       console.log(`screenshot: ${shot}`);
+    } finally {
+      // The page and its screenshot stay for a person to look at; the browser profile goes.
+      await Deno.remove(join(dir, "profile"), { recursive: true });
     }
   },
 });

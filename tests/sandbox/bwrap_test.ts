@@ -129,12 +129,15 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
         return r;
       };
 
-      await t.step(`${policy}: the repository, its .git and the fixed file are unreadable`, async () => {
-        await fails(`cat ${world.repo}/.git/HEAD`);
-        await fails(`git -C ${world.repo} log -1`);
-        await fails(`cat ${world.repo}/pkg/core.py`);
-        await fails(`ls ${world.repo}`);
-      });
+      await t.step(
+        `${policy}: the repository, its .git and the fixed file are unreadable`,
+        async () => {
+          await fails(`cat ${world.repo}/.git/HEAD`);
+          await fails(`git -C ${world.repo} log -1`);
+          await fails(`cat ${world.repo}/pkg/core.py`);
+          await fails(`ls ${world.repo}`);
+        },
+      );
 
       await t.step(`${policy}: BUGBOUT_HOME shows only this run's checkout`, async () => {
         const r = await sh(`ls -A ${world.home}; echo --; ls -A ${world.home}/checkouts`);
@@ -145,21 +148,29 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
         equal(tool.stdout, "a readable toolchain file\n");
       });
 
-      await t.step(`${policy}: results and a symlink to the repository are unreadable`, async () => {
-        await fails(`cat ${world.results}/results.json`);
-        await fails("cat escape/pkg/core.py");
-        await fails("ls escape/");
-      });
+      await t.step(
+        `${policy}: results and a symlink to the repository are unreadable`,
+        async () => {
+          await fails(`cat ${world.results}/results.json`);
+          await fails("cat escape/pkg/core.py");
+          await fails("ls escape/");
+        },
+      );
 
-      await t.step(`${policy}: the checkout has one commit and imports its own package`, async () => {
-        const commits = await sh("git rev-list --all | wc -l");
-        equal(commits.stdout.trim(), "1");
-        const py = await sh('/usr/bin/python3 -c "import pkg; print(pkg.__file__)"');
-        equal(py.stdout.trim(), join(world.checkout, "pkg", "__init__.py"));
-      });
+      await t.step(
+        `${policy}: the checkout has one commit and imports its own package`,
+        async () => {
+          const commits = await sh("git rev-list --all | wc -l");
+          equal(commits.stdout.trim(), "1");
+          const py = await sh('/usr/bin/python3 -c "import pkg; print(pkg.__file__)"');
+          equal(py.stdout.trim(), join(world.checkout, "pkg", "__init__.py"));
+        },
+      );
 
       await t.step(`${policy}: writes land in the checkout and log dir only`, async () => {
-        const ok1 = await sh(`echo a > ${world.checkout}/w-${policy} && echo b > ${world.logs}/w-${policy}`);
+        const ok1 = await sh(
+          `echo a > ${world.checkout}/w-${policy} && echo b > ${world.logs}/w-${policy}`,
+        );
         equal(ok1.code, 0, ok1.stderr);
         equal(await Deno.readTextFile(join(world.checkout, `w-${policy}`)), "a\n");
         equal(await Deno.readTextFile(join(world.logs, `w-${policy}`)), "b\n");
@@ -179,32 +190,40 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
         ok(!await exists(`/tmp/${name}`));
       });
 
-      await t.step(`${policy}: host loopback listeners, DNS and Unix sockets are unreachable`, async () => {
-        const direct = agent ? otherPort : port;
-        const r = await fails(`curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${direct}/`);
-        match(r.stderr, /Failed to connect|Couldn't connect/);
-        await fails("getent hosts example.com");
-        await fails(`/usr/bin/python3 -c "import socket; socket.getaddrinfo('example.com', 443)"`);
-        await fails(
-          `/usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_UNIX); ` +
-            `s.connect('${world.root}/host.sock')"`,
-        );
-        const abs = await fails(connectAbstract(abstractName));
-        ok(!abs.stdout.includes("CONNECTED"));
-      });
+      await t.step(
+        `${policy}: host loopback listeners, DNS and Unix sockets are unreachable`,
+        async () => {
+          const direct = agent ? otherPort : port;
+          const r = await fails(`curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${direct}/`);
+          match(r.stderr, /Failed to connect|Couldn't connect/);
+          await fails("getent hosts example.com");
+          await fails(
+            `/usr/bin/python3 -c "import socket; socket.getaddrinfo('example.com', 443)"`,
+          );
+          await fails(
+            `/usr/bin/python3 -c "import socket; s = socket.socket(socket.AF_UNIX); ` +
+              `s.connect('${world.root}/host.sock')"`,
+          );
+          const abs = await fails(connectAbstract(abstractName));
+          ok(!abs.stdout.includes("CONNECTED"));
+        },
+      );
 
-      await t.step(`${policy}: bugbout's process is invisible and capabilities are gone`, async () => {
-        await fails(`kill -0 ${Deno.pid}`);
-        const ps = await sh("cat /proc/[0-9]*/cmdline | tr '\\0' ' '");
-        ok(!ps.stdout.includes(hostCmdline), "the host's command line is visible inside");
-        const caps = await sh("grep CapEff /proc/self/status");
-        match(caps.stdout, /^CapEff:\s+0{16}\s*$/);
-        const um = await sh(
-          `umount ${world.home}; echo "rc=$?"; ls -A ${world.home}/checkouts; ` +
-            `umount ${world.repo}; ls -A ${world.repo}; echo done`,
-        );
-        match(um.stdout, /^rc=[1-9]\d*\nrun1\ndone\n$/);
-      });
+      await t.step(
+        `${policy}: bugbout's process is invisible and capabilities are gone`,
+        async () => {
+          await fails(`kill -0 ${Deno.pid}`);
+          const ps = await sh("cat /proc/[0-9]*/cmdline | tr '\\0' ' '");
+          ok(!ps.stdout.includes(hostCmdline), "the host's command line is visible inside");
+          const caps = await sh("grep CapEff /proc/self/status");
+          match(caps.stdout, /^CapEff:\s+0{16}\s*$/);
+          const um = await sh(
+            `umount ${world.home}; echo "rc=$?"; ls -A ${world.home}/checkouts; ` +
+              `umount ${world.repo}; ls -A ${world.repo}; echo done`,
+          );
+          match(um.stdout, /^rc=[1-9]\d*\nrun1\ndone\n$/);
+        },
+      );
 
       await t.step(`${policy}: the environment holds only what was passed`, async () => {
         const r = await sh("env; echo --; cat /proc/1/cmdline /proc/[0-9]*/environ | tr '\\0' ' '");
@@ -224,19 +243,22 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
           const init = await sh("tr '\\0' ' ' < /proc/1/cmdline");
           ok(!init.stdout.includes(MODEL_KEY), "an env value leaked into bwrap's argv");
         }
-        ok(procText !== undefined);
+        ok(!procText.includes(SECRET));
       });
 
       await t.step(`${policy}: a timeout leaves no detached process behind`, async () => {
         const marker = `${1000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
         const running = sh(`setsid sleep ${marker} & echo started; sleep 1000`, {
-          timeoutMs: 3000,
+          timeoutMs: 1500,
         });
         ok(await until(async () => await hostProcesses(marker) > 0, 3000), "sleep never started");
         const r = await running;
         ok(r.timedOut);
         match(r.stdout, /started/);
-        ok(await until(async () => await hostProcesses(marker) === 0, 3000), "setsid sleep survived");
+        ok(
+          await until(async () => await hostProcesses(marker) === 0, 3000),
+          "setsid sleep survived",
+        );
       });
 
       await t.step(`${policy}: a flood into a capped log stops at the cap`, async () => {
@@ -275,18 +297,21 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
         continue;
       }
 
-      await t.step("agent: the allowed target answers through CONNECT and absolute-form HTTP", async () => {
-        const tunnel = await sh(
-          `curl -sS --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${port}/connect`,
-        );
-        equal(tunnel.stdout, "HELLO /connect", tunnel.stderr);
-        const plain = await sh(
-          `curl -sS --noproxy '' -x "$HTTP_PROXY" --data-binary body ` +
-            `http://127.0.0.1:${port}/v1/plain`,
-        );
-        equal(plain.stdout, "HELLO /v1/plain body", plain.stderr);
-        ok(seen.includes("POST /v1/plain close"), seen.join("; "));
-      });
+      await t.step(
+        "agent: the allowed target answers through CONNECT and absolute-form HTTP",
+        async () => {
+          const tunnel = await sh(
+            `curl -sS --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${port}/connect`,
+          );
+          equal(tunnel.stdout, "HELLO /connect", tunnel.stderr);
+          const plain = await sh(
+            `curl -sS --noproxy '' -x "$HTTP_PROXY" --data-binary body ` +
+              `http://127.0.0.1:${port}/v1/plain`,
+          );
+          equal(plain.stdout, "HELLO /v1/plain body", plain.stderr);
+          ok(seen.includes("POST /v1/plain close"), seen.join("; "));
+        },
+      );
 
       await t.step("agent: the allowed loopback port is forwarded on the same port", async () => {
         const curl = await sh(`curl -sS http://127.0.0.1:${port}/forward`);

@@ -1,0 +1,170 @@
+/**
+ * Ground truth against the same pytest commands run by hand.
+ *
+ * bugbout: `computeOracles()` on a generated repository (checkouts, sandboxed runs, JUnit XML
+ * reading, the oracle file written after every task), tasks in parallel up to `[run] jobs`.
+ * By hand: the very same pytest command lines, in the same environment, on the same modules,
+ * the same number of times, one after another with `Deno.Command`, on trees prepared beforehand
+ * (their preparation is not timed). Prints the medians and the ratio; the goal is at most 1.3.
+ *
+ * Usage: `deno run -A bench/oracle.ts [--tasks 6] [--rounds 3] [--sandbox auto] [--jobs N]`
+ * (`--jobs 1` shows the overhead per session without any parallelism).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { checkout, installFiles } from "../lib/checkout.ts";
+import { computeOracles } from "../lib/oracle/mod.ts";
+import { ensureTestEnv, envRequest } from "../lib/python/env.ts";
+import { PLUGIN_MODULE } from "../lib/python/_progress_plugin.ts";
+import { pytestArgv } from "../lib/python/pytest.ts";
+import { openSandbox } from "../lib/sandbox/mod.ts";
+import type { Task } from "../lib/records.ts";
+import { makeProject, makeTask } from "../tests/oracle/_fixture.ts";
+import { RepoBuilder } from "../tests/fixtures/repo.ts";
+import { ENVS_DIR } from "../tests/python/_shared.ts";
+
+const { values } = parseArgs({
+  options: {
+    tasks: { type: "string", default: "6" },
+    rounds: { type: "string", default: "3" },
+    sandbox: { type: "string", default: "auto" },
+    jobs: { type: "string" },
+  },
+});
+const TASKS = Number(values.tasks);
+const ROUNDS = Number(values.rounds);
+const SANDBOX = values.sandbox as "auto" | "bubblewrap" | "none";
+
+/** A module of 40 tests, a few milliseconds each; `fixed` decides whether `value()` is right. */
+function testModule(i: number): string {
+  return `import time
+import pytest
+from calc.m${i} import value
+
+
+@pytest.mark.parametrize("n", range(40))
+def test_value(n):
+    time.sleep(0.003)
+    assert value() == ${i}
+`;
+}
+
+async function buildRepo(dir: string): Promise<Task[]> {
+  const repo = new RepoBuilder();
+  const files: Record<string, string> = {
+    "pyproject.toml": `[project]\nname = "calc"\nversion = "1.0"\n`,
+    "calc/__init__.py": "",
+  };
+  for (let i = 0; i < TASKS; i++) files[`calc/m${i}.py`] = `def value():\n    return -1\n`;
+  const commits = [repo.commit({ message: "Initial", files })];
+  for (let i = 0; i < TASKS; i++) {
+    commits.push(repo.commit({
+      message: `Fix m${i} (#${i + 1})`,
+      files: {
+        [`calc/m${i}.py`]: `def value():\n    return ${i}\n`,
+        [`tests/test_m${i}.py`]: testModule(i),
+      },
+    }));
+  }
+  await repo.build(dir);
+  return commits.slice(1).map((fix, i) =>
+    makeTask(`task-${i}`, { parent: commits[i].sha, commit: fix.sha }, [`tests/test_m${i}.py`])
+  );
+}
+
+/** bugbout's pytest command line without its progress plugin (a person would not have it). */
+function handArgv(junit: string, rootdir: string, targets: string[]): string[] {
+  const argv = pytestArgv({ junit, rootdir, targets });
+  argv.splice(argv.indexOf(PLUGIN_MODULE) - 1, 2);
+  return argv;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bugbout-bench-" }));
+try {
+  const repo = join(tmp, "repo");
+  const tasks = await buildRepo(repo);
+  const sandboxKind = SANDBOX === "auto" ? "bubblewrap" : SANDBOX;
+  const project = await makeProject(join(tmp, "root"), repo, join(tmp, "home"), {
+    sandbox: sandboxKind,
+    jobs: values.jobs ? Number(values.jobs) : navigator.hardwareConcurrency,
+  });
+  const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
+  const sandbox = await openSandbox(SANDBOX);
+  const reruns = project.config.tasks.reruns;
+
+  // By hand: trees prepared (untimed), then the same commands one after another.
+  const trees: { tree: string; targets: string[] }[] = [];
+  for (const task of tasks) {
+    const b = await checkout(repo, task.parent, join(tmp, "hand", task.id, "B"), {
+      home: project.home,
+    });
+    await installFiles(repo, task.commit, task.testFiles, b);
+    const g = await checkout(repo, task.commit, join(tmp, "hand", task.id, "G"), {
+      home: project.home,
+    });
+    trees.push({ tree: b, targets: task.testFiles }, { tree: g, targets: task.testFiles });
+  }
+  const byHand = async () => {
+    const started = performance.now();
+    for (const { tree, targets } of trees) {
+      for (let i = 0; i < reruns; i++) {
+        const junit = join(tmp, "hand-junit.xml");
+        const out = await new Deno.Command(env.python, {
+          args: handArgv(junit, tree, targets),
+          cwd: tree,
+          clearEnv: true,
+          env: { PATH: "/usr/bin:/bin", PYTHONPATH: tree, PYTHONDONTWRITEBYTECODE: "1" },
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        if (out.code !== 0 && out.code !== 1) throw new Error(`pytest exited ${out.code}`);
+      }
+    }
+    return performance.now() - started;
+  };
+  const withBugbout = async () => {
+    await Deno.remove(project.results.file("oracles.json")).catch(() => {});
+    const started = performance.now();
+    const file = await computeOracles(project, tasks, { env, sandbox });
+    const ms = performance.now() - started;
+    const scorable = Object.values(file.oracles).filter((o) => o.status === "scorable").length;
+    if (scorable !== tasks.length) throw new Error(`only ${scorable} tasks scorable`);
+    return ms;
+  };
+
+  await byHand(); // warm the page cache and the interpreter's imports
+  const hand: number[] = [];
+  const ours: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    hand.push(await byHand());
+    ours.push(await withBugbout());
+  }
+  const h = median(hand);
+  const b = median(ours);
+  console.log(
+    `ground truth, ${tasks.length} tasks x ${reruns} runs x 2 sides, 40 tests each, ` +
+      `sandbox ${sandbox.kind}, jobs ${project.config.run.jobs}`,
+  );
+  console.log(
+    `by hand (sequential):  median ${(h / 1000).toFixed(2)}s  ${
+      hand.map((x) => (x / 1000).toFixed(2)).join(" ")
+    }`,
+  );
+  console.log(
+    `bugbout computeOracles: median ${(b / 1000).toFixed(2)}s  ${
+      ours.map((x) => (x / 1000).toFixed(2)).join(" ")
+    }`,
+  );
+  console.log(`ratio bugbout / by hand: ${(b / h).toFixed(2)} (goal <= 1.30)`);
+} finally {
+  await Deno.remove(tmp, { recursive: true });
+}

@@ -1,0 +1,117 @@
+/**
+ * `bugbout tasks`: mine the history (or reuse an up-to-date tasks.json) and print the tasks, how
+ * much history was examined, and why fixes were left out.
+ *
+ * @module
+ */
+
+import type { ExclusionReason } from "../mine/classify.ts";
+import { type MineResult, mineTasks } from "../mine/mine.ts";
+import { Project } from "../project.ts";
+import type { TasksFile } from "../records.ts";
+import { type Palette, palette } from "./io.ts";
+import type { CommandContext } from "./main.ts";
+
+/** What each exclusion reason means, in a few words. */
+export const REASON_TEXT: Record<ExclusionReason, string> = {
+  "before-since": "older than [tasks] since",
+  "not-a-fix": "title does not read like a fix",
+  "root-commit": "the first commit",
+  "no-issue-reference": "names no issue or pull request",
+  "no-source-change": "changes no Python file in the package",
+  "too-many-source-files": "changes more source files than max-source-files",
+  "no-test-added": "adds no test function",
+  "older-change-for-same-issue": "a newer change fixes the same issue",
+  "over-limit": "beyond [tasks] limit, newest first",
+};
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function testNames(ids: string[], max = 3): string {
+  const names = ids.map((id) => id.slice(id.indexOf("::") + 2));
+  const shown = names.slice(0, max).join(", ");
+  return names.length > max ? `${shown} +${names.length - max} more` : shown;
+}
+
+/** Render tasks.json for the terminal (pure: no printing). */
+export function renderTasks(
+  file: TasksFile,
+  options: { palette: Palette; path: string; cached: boolean; maxExcluded?: number },
+): string {
+  const p = options.palette;
+  const out: string[] = [];
+  const head = file.repository.head.slice(0, 10);
+  out.push(
+    `${p.bold(plural(file.tasks.length, "task"))} from ${plural(file.examined, "change")} on ` +
+      `${file.repository.branch} (HEAD ${head})`,
+  );
+  if (file.tasks.length) out.push("");
+  const width = Math.max(0, ...file.tasks.map((t) => t.id.length));
+  for (const task of file.tasks) {
+    const pad = " ".repeat(width + 2);
+    out.push(`  ${p.accent(task.id.padEnd(width))}  ${task.title}`);
+    out.push(`  ${pad}${p.dim("source:")} ${task.sourceFiles.join(", ")}`);
+    out.push(
+      `  ${pad}${p.dim("new tests:")} ${testNames(task.newTests)}  ` +
+        `${p.dim("statement:")} ${task.statementSource}` +
+        (task.linkedIssue ? ` (issue #${task.linkedIssue})` : ""),
+    );
+  }
+  const left = Object.values(file.counts).reduce((a, b) => a + b, 0);
+  out.push("", `${p.bold(`Left out ${left} of ${plural(file.examined, "change")}`)}:`);
+  const countWidth = Math.max(1, ...Object.values(file.counts).map((n) => String(n).length));
+  for (const [reason, count] of Object.entries(file.counts)) {
+    const text = REASON_TEXT[reason as ExclusionReason] ?? "";
+    out.push(`  ${String(count).padStart(countWidth)}  ${reason.padEnd(28)} ${p.dim(text)}`);
+  }
+  if (file.excluded.length) {
+    const max = options.maxExcluded ?? 10;
+    out.push("", `Fixes left out${file.excluded.length > max ? ` (newest ${max})` : ""}:`);
+    for (const e of file.excluded.slice(0, max)) {
+      out.push(
+        `  ${p.dim(e.commit.slice(0, 10))}  ${e.reason}: ${e.title}${
+          e.detail ? p.dim(` (${e.detail})`) : ""
+        }`,
+      );
+    }
+    if (file.excluded.length > max) {
+      out.push(p.dim(`  ... ${file.excluded.length - max} more in ${options.path}`));
+    }
+  }
+  if (file.statementNote) out.push("", `${p.dim("Statements:")} ${file.statementNote}`);
+  out.push(
+    "",
+    options.cached
+      ? `${
+        p.ok("Up to date:")
+      } ${options.path} (HEAD and settings unchanged; --refresh mines again)`
+      : `${p.ok("Wrote")} ${options.path}`,
+  );
+  return out.join("\n");
+}
+
+/** Mine tasks and print them (or tasks.json with --json). */
+export async function tasks({ flags, io, signal }: CommandContext): Promise<number> {
+  const project = await Project.load(typeof flags.config === "string" ? flags.config : ".");
+  const p = palette(io.color);
+  let result: MineResult;
+  {
+    await using _lock = await project.results.lock();
+    if (io.interactive && !flags.json) {
+      io.err(p.dim(`Mining the history of ${project.repository}...`));
+    }
+    result = await mineTasks(project, { refresh: flags.refresh === true, signal });
+  }
+  if (flags.json) {
+    io.out(JSON.stringify(result.file, null, 2));
+    return 0;
+  }
+  io.out(renderTasks(result.file, {
+    palette: p,
+    path: project.results.display("tasks.json"),
+    cached: result.cached,
+  }));
+  return 0;
+}

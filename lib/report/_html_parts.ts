@@ -1,0 +1,54 @@
+/**
+ * Pieces of the HTML report: tables whose cells are escaped unless marked as safe HTML, outcome
+ * pills and legends.
+ *
+ * @module
+ */
+
+import type { ResolutionOutcome } from "../records.ts";
+import { RESOLUTION_OUTCOMES } from "../records.ts";
+import { OUTCOME_LABELS } from "./_format.ts";
+import { escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
+
+/** HTML that is already safe, as opposed to text to escape. */
+export interface Raw {
+  html: string;
+}
+/** A table cell: text to escape, or safe HTML. */
+export type Cell = string | Raw;
+
+/** Mark HTML as safe. */
+export const raw = (html: string): Raw => ({ html });
+const cellHtml = (c: Cell) => (typeof c === "string" ? esc(c) : c.html);
+
+/** A table; `numeric` lists the columns aligned right. */
+export function htmlTable(header: string[], rows: Cell[][], numeric: number[] = []): string {
+  const cls = (i: number) => (numeric.includes(i) ? ` class="num"` : "");
+  return `<div class="scroll"><table><thead><tr>${
+    header.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join("")
+  }</tr></thead><tbody>${
+    rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${cellHtml(c)}</td>`).join("")}</tr>`)
+      .join("")
+  }</tbody></table></div>`;
+}
+
+/** The integers from `from` up to `to` (excluded). */
+export const range = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => from + i);
+
+/** An outcome as a coloured pill; grey with no outcome. */
+export function outcomePill(outcome: ResolutionOutcome | null, label: string): Raw {
+  if (!outcome) return raw(`<span class="pill muted">${esc(label)}</span>`);
+  return raw(
+    `<span class="pill" style="background:${OUTCOME_COLORS[outcome]}">${esc(label)}</span>`,
+  );
+}
+
+/** The colours of patch outcomes, and further notes, as a legend line. */
+export function outcomeLegend(...notes: string[]): string {
+  return `<p class="legend">${
+    RESOLUTION_OUTCOMES.map((o) =>
+      `<span><i style="background:${OUTCOME_COLORS[o]}"></i>${esc(OUTCOME_LABELS[o])}</span>`
+    ).join("")
+  }${notes.map((n) => `<span>${esc(n)}</span>`).join("")}</p>`;
+}

@@ -1,0 +1,298 @@
+/**
+ * The report's zod schema: the one source of `docs/report.schema.json`
+ * (see {@linkcode reportJsonSchema}), checked at compile time against the interfaces of
+ * `types.ts`.
+ *
+ * Pure values; no permissions needed.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../records.ts";
+import { COMPARABLE_ROLES } from "../evidence_roles.ts";
+import { MATRIX_ROW_CAP, type Report, REPORT_VERSION } from "./types.ts";
+
+const count = z.int().nonnegative();
+const rate = z.number().min(0).max(1).nullable();
+const resolutionOutcome = z.enum(RESOLUTION_OUTCOMES);
+const attemptStatus = z.enum(ATTEMPT_STATUSES);
+const agentRole = z.enum(["contestant", "examiner"]);
+
+/** A proportion with its 95% Wilson interval (see `stats.ts` `wilson`). */
+const intervalSchema = z.object({
+  k: count.describe("Successes."),
+  n: count.describe("Trials."),
+  rate: rate.describe("k / n, or null when n is 0."),
+  low: z.number().min(0).max(1).describe("Lower bound of the 95% Wilson interval."),
+  high: z.number().min(0).max(1).describe("Upper bound of the 95% Wilson interval."),
+}).meta({ id: "Interval", description: "A proportion with its 95% Wilson interval." });
+
+const outcomeCounts = z.object(
+  Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, count])) as Record<
+    typeof RESOLUTION_OUTCOMES[number],
+    typeof count
+  >,
+);
+
+const statusCounts = z.object(
+  Object.fromEntries(ATTEMPT_STATUSES.map((s) => [s, count])) as Record<
+    typeof ATTEMPT_STATUSES[number],
+    typeof count
+  >,
+);
+
+/** One contestant against the ground truth. */
+const agentRowSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  model: z.string().nullable(),
+  vendor: z.string(),
+  tasks: count.describe("Scored tasks attempted (an attempt that is not an infrastructure error)."),
+  outcomes: outcomeCounts.describe(
+    "Outcomes over those tasks; no-fix covers no patch, timeout, crash and quota.",
+  ),
+  resolveRate: intervalSchema.describe("Resolved of tasks, with its 95% Wilson interval."),
+  attempts: count.describe("Every attempt of the agent, scored task or not."),
+  statuses: statusCounts.describe("Every attempt by how it ended."),
+  medianDurationMs: z.number().nullable().describe(
+    "Median duration of the attempts that were not infrastructure errors.",
+  ),
+  tokens: z.object({
+    attempts: count.describe("Attempts that reported tokens."),
+    total: z.number().nullable().describe("Sum over those attempts."),
+    medianPerAttempt: z.number().nullable(),
+  }).describe("Tokens per attempt: the reported total, else input + output."),
+  cost: z.object({
+    attempts: count.describe("Attempts that reported a cost."),
+    totalUsd: z.number().nullable(),
+  }),
+  perResolved: z.object({
+    costUsd: z.number().nullable().describe("Cost on scored tasks / tasks resolved."),
+    durationMs: z.number().nullable().describe("Time on scored tasks / tasks resolved."),
+  }),
+});
+
+/** Two contestants compared on the scored tasks both attempted (exact McNemar test). */
+const comparisonSchema = z.object({
+  a: z.string(),
+  b: z.string(),
+  tasks: count,
+  both: count,
+  onlyA: count,
+  onlyB: count,
+  neither: count,
+  p: z.number().min(0).max(1),
+  sentence: z.string(),
+});
+
+/** The judge's picks against simple baselines, over scored tasks. */
+const pickingSchema = z.object({
+  tasks: count.describe("Scored tasks."),
+  judge: z.object({
+    resolved: count.describe("Picks that resolved the task."),
+    wrong: count.describe("Picks that did not."),
+    abstained: count,
+    rate: intervalSchema.describe("Resolved picks of all scored tasks."),
+    precision: intervalSchema.describe("Resolved picks of all picks made."),
+  }),
+  bestSingle: z.object({
+    agents: z.array(z.string()).describe("The contestants that resolved the most (ties: all)."),
+    resolved: count,
+    rate: rate,
+  }),
+  random: z.object({
+    expected: z.number().nonnegative().describe("Tasks a contestant chosen at random resolves."),
+    rate: rate,
+  }),
+  oracle: z.object({
+    resolved: count.describe("Tasks some contestant resolved: the best any choice could do."),
+    rate: rate,
+  }),
+});
+
+/** Patches judged one by one by the policy, against the ground truth. */
+const gateRowSchema = z.object({
+  agent: z.string().nullable().describe("The contestant, or null for all of them together."),
+  patches: count.describe("Patches of scored tasks the judge saw."),
+  approved: count,
+  approvedRight: count.describe("Approved patches that resolved the task."),
+  precision: intervalSchema.describe("approvedRight / approved."),
+  wrong: count.describe("Patches that did not resolve the task."),
+  wrongStopped: count.describe("Of those, the ones not approved."),
+  right: count.describe("Patches that resolved the task."),
+  rightStopped: count.describe("Of those, the ones not approved."),
+}).meta({ id: "GateRow", description: "The merge gate for one contestant, or all of them." });
+
+/** How well one author's tests separate resolved patches from wrong ones. */
+const separationRowSchema = z.object({
+  author: z.string(),
+  role: z.enum(["contestant", "examiner", "repository"]),
+  resolved: count.describe("Resolved patches the author's tests judged."),
+  acceptedResolved: count.describe("Of those, the ones every test of the author's passed on."),
+  wrong: count.describe("Wrong patches the author's tests judged."),
+  rejectedWrong: count.describe("Of those, the ones some test of the author's did not pass on."),
+  truePositiveRate: rate,
+  trueNegativeRate: rate,
+  balancedAccuracy: rate,
+  skipped: count.describe("Patches the author had no runnable reproducing test for."),
+});
+
+const roleCounts = z.object(
+  Object.fromEntries(EVIDENCE_ROLES.map((r) => [r, count])) as Record<
+    typeof EVIDENCE_ROLES[number],
+    typeof count
+  >,
+);
+const roleShares = z.object(
+  Object.fromEntries(COMPARABLE_ROLES.map((r) => [r, z.number().min(0).max(1)])) as Record<
+    typeof COMPARABLE_ROLES[number],
+    z.ZodNumber
+  >,
+).nullable();
+
+/** One agent's tests by evidence role (B/S/G replay), over scored tasks. */
+const evidenceRowSchema = z.object({
+  agent: z.string(),
+  role: agentRole,
+  tests: count,
+  counts: roleCounts,
+  comparable: count,
+  shares: roleShares.describe("Share of each role among comparable tests."),
+  positive: count.describe("Comparable tests that pass on the agent's own candidate."),
+  positiveShares: roleShares,
+  attempts: count,
+  withPatch: count,
+  inadequateClosures: count.describe("Patches closed with no own test failing on B."),
+  closureRate: rate.describe("Evidence-inadequate closure rate: inadequateClosures / withPatch."),
+});
+
+/** What happened between history and the scored tasks. */
+const discoverySchema = z.object({
+  examined: count.describe("Commits examined on first-parent history."),
+  tasks: count,
+  scored: count,
+  excluded: z.object({
+    total: count,
+    reasons: z.array(z.object({ reason: z.string(), count: count })),
+  }),
+  statementNote: z.string().nullable(),
+  unscored: z.array(z.object({
+    task: z.string(),
+    title: z.string(),
+    kind: z.enum(["unscorable", "sanity", "infra-error", "not-scored"]),
+    reason: z.string(),
+  })),
+  sanity: z.array(z.object({
+    task: z.string(),
+    emptyResolves: z.boolean(),
+    goldResolves: z.boolean(),
+  })).describe("Tasks failing a sanity gate: the empty patch resolves, or the gold fix does not."),
+  unstable: z.object({
+    oracle: count.describe("Hidden tests set aside as unstable."),
+    matrix: count.describe("Cross-examination tests unstable on the unfixed tree."),
+  }),
+  infraErrors: z.object({
+    oracleRuns: count,
+    attempts: count,
+    matrixTrees: count,
+    items: z.array(z.object({
+      stage: z.enum(["oracle", "attempt", "matrix"]),
+      task: z.string(),
+      what: z.string().describe("The tree or the agent."),
+      message: z.string().nullable(),
+    })),
+  }),
+});
+
+/** One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS). */
+const matrixViewSchema = z.object({
+  tests: count.describe("Tests in the matrix, shown or not."),
+  trees: z.array(z.object({
+    id: z.string(),
+    kind: z.enum(["base", "patch"]),
+    agent: z.string().nullable(),
+    status: z.string(),
+    picked: z.boolean(),
+  })),
+  authors: z.array(z.object({
+    author: z.string(),
+    role: z.enum(["contestant", "examiner", "repository"]),
+    tests: count,
+    reproducing: count.describe("Stable tests failing on every run of the unfixed tree."),
+    shown: count,
+  })),
+  rows: z.array(z.object({
+    test: z.string(),
+    author: z.string(),
+    unstable: z.boolean(),
+    outcomes: z.string().describe("One letter per tree, in the order of trees."),
+  })),
+  omitted: count.describe(`Rows left out past ${MATRIX_ROW_CAP}.`),
+});
+
+/** One task, every agent's result on it, and its matrix. */
+const taskRowSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  ref: z.object({ kind: z.enum(["issue", "pull"]), number: z.int(), url: z.string().nullable() }),
+  scored: z.boolean(),
+  reason: z.string().nullable().describe("Why the task is not scored."),
+  failToPass: count,
+  passToPass: count,
+  agents: z.array(z.object({
+    agent: z.string(),
+    role: agentRole,
+    status: attemptStatus.nullable(),
+    durationMs: z.number().nullable(),
+    outcome: resolutionOutcome.nullable().describe("Null when not scored or not attempted."),
+    approved: z.boolean().nullable().describe("The merge gate; null without a judged patch."),
+    flags: z.array(z.string()),
+  })),
+  pick: z.object({
+    agent: z.string().nullable(),
+    outcome: resolutionOutcome.nullable(),
+    reason: z.string().nullable(),
+  }),
+  matrix: matrixViewSchema.nullable(),
+});
+
+const reportObject = z.object({
+  version: z.literal(REPORT_VERSION),
+  kind: z.literal("report"),
+  bugbout: z.string().describe("The bugbout version that built the report."),
+  generatedAt: z.string(),
+  project: z.object({ name: z.string(), repository: z.string(), policy: z.string() }),
+  sandbox: z.object({
+    mode: z.enum(["bubblewrap", "seatbelt", "none"]),
+    warning: z.string().nullable().describe("Set when agents ran unconfined."),
+  }),
+  agents: z.array(agentRowSchema),
+  comparisons: z.array(comparisonSchema),
+  picking: pickingSchema,
+  mergeGate: z.object({
+    policy: z.string(),
+    overall: gateRowSchema,
+    agents: z.array(gateRowSchema),
+  }),
+  separation: z.array(separationRowSchema),
+  evidence: z.array(evidenceRowSchema),
+  discovery: discoverySchema,
+  tasks: z.array(taskRowSchema),
+}).meta({
+  title: "bugbout report",
+  description: "The report of one bout: report.json, the input of every renderer.",
+});
+
+/** The report's zod schema: validates a `report.json` read back. */
+export const reportSchema: z.ZodType<Report> = reportObject;
+
+// The schema and the interfaces of types.ts must describe the same object, both ways.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: Same<z.infer<typeof reportObject>, Report> = true;
+void agree;
+
+/** The report's JSON Schema (draft 2020-12), as `docs/report.schema.json` holds it. */
+export function reportJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(reportSchema, { target: "draft-2020-12" }) as Record<string, unknown>;
+}

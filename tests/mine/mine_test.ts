@@ -1,0 +1,222 @@
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { join } from "node:path";
+import { BugboutError } from "../../lib/errors.ts";
+import { git } from "../../lib/git.ts";
+import { mineTasks, readTasks } from "../../lib/mine/mine.ts";
+import { Project } from "../../lib/project.ts";
+import { tasksFileSchema } from "../../lib/records.ts";
+import {
+  buildBugshop,
+  buildDemo,
+  buildMeasures,
+  configFor,
+  expectedTasks,
+  fixByKey,
+} from "../fixtures/projects.ts";
+import { miningSetup, NO_TOKENS } from "./_setup.ts";
+
+Deno.test("mineTasks turns bugshop's fixes into exactly the tasks its manifest expects, newest first", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const { file, cached } = await mineTasks(s.project, { env: NO_TOKENS });
+  equal(cached, false);
+  tasksFileSchema.parse(file);
+  const expected = expectedTasks(s.fixture);
+  deepEqual(
+    file.tasks.map((t) => t.id),
+    expected.map((f) => "taskId" in f.expected ? f.expected.taskId : ""),
+  );
+  for (const [i, task] of file.tasks.entries()) {
+    const fix = expected[i];
+    deepEqual(
+      {
+        commit: task.commit,
+        parent: task.parent,
+        sourceFiles: task.sourceFiles,
+        testFiles: task.testFiles,
+        newTests: task.newTests,
+        packageDir: task.packageDir,
+        pythonPath: task.pythonPath,
+        title: task.title,
+      },
+      {
+        commit: fix.commit,
+        parent: fix.parent,
+        sourceFiles: fix.sourceFiles,
+        testFiles: fix.testFiles,
+        newTests: fix.newTests,
+        packageDir: fix.packageDir,
+        pythonPath: fix.pythonPath,
+        title: fix.title,
+      },
+      fix.key,
+    );
+    equal(task.statementSource, "commit");
+  }
+  equal(file.examined, 25);
+  equal(file.repository.head, s.fixture.head);
+  equal(file.repository.branch, "main");
+});
+
+Deno.test("mineTasks records every left-out fix with a stable reason and counts every reason", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  for (const fix of s.fixture.fixes) {
+    if (!("excluded" in fix.expected) || fix.expected.excluded === "not-a-fix") continue;
+    const entry = file.excluded.find((e) => e.commit === fix.commit);
+    equal(entry?.reason, fix.expected.excluded, fix.key);
+  }
+  ok(!file.excluded.some((e) => e.reason === "not-a-fix"), "non-fixes are counted, not listed");
+  deepEqual(file.counts, {
+    "not-a-fix": 8,
+    "no-issue-reference": 1,
+    "no-source-change": 1,
+    "too-many-source-files": 1,
+    "no-test-added": 1,
+    "older-change-for-same-issue": 1,
+  });
+  equal(Object.values(file.counts).reduce((a, b) => a + b) + file.tasks.length, file.examined);
+  match(file.excluded.find((e) => e.reason === "older-change-for-same-issue")!.detail!, /#60/);
+  match(file.excluded.find((e) => e.reason === "too-many-source-files")!.detail!, /3 source files/);
+});
+
+Deno.test("a pull request's merge commit is judged by its diff against the first parent", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const fix = fixByKey(s.fixture, "stacked-discounts");
+  const task = file.tasks.find((t) => t.id === "issue-30")!;
+  equal(task.commit, fix.commit);
+  equal(await git(["rev-parse", `${fix.commit}^1`], { cwd: s.fixture.dir }), task.parent);
+  equal(task.title, "Fix discounts stacking beyond 100%");
+  // A merge whose pull request title reads like a fix only in its branch name still counts.
+  const zero = file.tasks.find((t) => t.id === "pr-75")!;
+  deepEqual(zero.ref, { kind: "pull", number: 75 });
+  equal(zero.title, "Handle restocking zero units");
+  match(zero.statement, /empty entry/);
+});
+
+Deno.test("fixes from before the package moved to src/ count, with where the package was at B", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const early = file.tasks.find((t) => t.id === "issue-12")!;
+  deepEqual([early.packageDir, early.pythonPath, early.sourceFiles], ["bugshop", ".", [
+    "bugshop/parsing.py",
+  ]]);
+  const late = file.tasks.find((t) => t.id === "issue-23")!;
+  deepEqual([late.packageDir, late.pythonPath], ["src/bugshop", "src"]);
+});
+
+Deno.test("the project's own pytest settings decide what a test is (check_*.py, check_ functions)", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual(file.tasks.find((t) => t.id === "issue-80")!.newTests, [
+    "tests/check_prices.py::check_thousands_separator",
+  ]);
+});
+
+Deno.test("since leaves out older changes and counts them as before-since", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const fix = fixByKey(s.fixture, "restock-capacity");
+  const date = await git(["log", "-1", "--format=%cI", fix.commit], { cwd: s.fixture.dir });
+  await s.reconfigure({ since: date });
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual(file.tasks.map((t) => t.id), [
+    "issue-80",
+    "pr-75",
+    "issue-66",
+    "issue-63",
+    "issue-60",
+    "issue-55",
+  ]);
+  const older = Number(
+    await git(["rev-list", "--first-parent", "--count", `${fix.commit}^`], { cwd: s.fixture.dir }),
+  );
+  equal(file.counts["before-since"], older);
+  // The older fix of #60 is before `since` now, so it is not an older change for the same issue.
+  equal(file.counts["older-change-for-same-issue"], undefined);
+});
+
+Deno.test("limit keeps the newest tasks and lists the others as over-limit", async () => {
+  await using s = await miningSetup(buildBugshop, { limit: 3 });
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual(file.tasks.map((t) => t.id), ["issue-80", "pr-75", "issue-66"]);
+  equal(file.counts["over-limit"], 9);
+  deepEqual(
+    file.excluded.filter((e) => e.reason === "over-limit").map((e) => e.title.slice(0, 22)),
+    expectedTasks(s.fixture).slice(3).map((f) => f.title.slice(0, 22)),
+  );
+});
+
+Deno.test("max-source-files decides whether a fix touching three source files counts", async () => {
+  await using s = await miningSetup(buildBugshop, { maxSourceFiles: 3 });
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const task = file.tasks.find((t) => t.id === "issue-50")!;
+  equal(task.sourceFiles.length, 3);
+  equal(file.counts["too-many-source-files"], undefined);
+});
+
+Deno.test("tasks.json is reused until HEAD or a setting changes, and --refresh mines again", async () => {
+  await using s = await miningSetup(buildDemo);
+  const first = await mineTasks(s.project, { env: NO_TOKENS });
+  const again = await mineTasks(s.project, { env: NO_TOKENS });
+  equal(again.cached, true);
+  deepEqual(again.file, first.file);
+  equal((await mineTasks(s.project, { env: NO_TOKENS, refresh: true })).cached, false);
+  await s.reconfigure({ limit: 2 });
+  const fewer = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual([fewer.cached, fewer.file.tasks.length], [false, 2]);
+  await git(
+    [
+      "-c",
+      "user.name=T",
+      "-c",
+      "user.email=t@example.com",
+      "commit",
+      "--allow-empty",
+      "-qm",
+      "Later work",
+    ],
+    { cwd: s.fixture.dir },
+  );
+  const later = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual([later.cached, later.file.examined], [false, first.file.examined + 1]);
+  deepEqual(await readTasks(s.project), later.file);
+});
+
+Deno.test("readTasks says how to mine when there is no tasks.json yet", async () => {
+  await using s = await miningSetup(buildDemo);
+  await rejects(
+    readTasks(s.project),
+    (e) => e instanceof BugboutError && /bugbout tasks/.test(e.hint ?? ""),
+  );
+});
+
+Deno.test("the demo project mines five tasks whose commit statements leave out the fix", async () => {
+  await using s = await miningSetup(buildDemo);
+  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  deepEqual(file.tasks.map((t) => t.id), ["issue-14", "issue-11", "issue-8", "issue-5", "issue-3"]);
+  const chunk = file.tasks.find((t) => t.id === "issue-3")!;
+  match(chunk.statement, /lost the 5/);
+  ok(!/Round the number/.test(chunk.statement), chunk.statement);
+  const wrap = file.tasks.find((t) => t.id === "issue-5")!;
+  ok(!/use the width as given/.test(wrap.statement), wrap.statement);
+  deepEqual(file.counts, { "not-a-fix": 5, "no-issue-reference": 1 });
+  match(file.statementNote!, /No GitHub repository is known/);
+});
+
+Deno.test("a repository given as a URL is cloned once into BUGBOUT_HOME and mined", async () => {
+  await using s = await miningSetup(buildMeasures);
+  const outside = join(s.root, "config");
+  await Deno.mkdir(outside);
+  await Deno.writeTextFile(
+    join(outside, "bugbout.toml"),
+    configFor(s.fixture, { repository: `file://${s.fixture.dir}` }),
+  );
+  const project = await Project.load(outside, { home: s.home });
+  ok(project.repository.startsWith(join(s.home, "repos")));
+  const { file } = await mineTasks(project, { env: NO_TOKENS });
+  deepEqual(file.tasks.map((t) => [t.id, t.packageDir, t.pythonPath]), [
+    ["issue-4", "src/measures", "src"],
+    ["issue-2", "src/measures", "src"],
+  ]);
+  equal(file.repository.head, s.fixture.head);
+});

@@ -1,0 +1,106 @@
+import { deepEqual, equal, match } from "node:assert/strict";
+import { groundTruth } from "../../lib/oracle/ground_truth.ts";
+import type { PytestRun } from "../../lib/python/classify.ts";
+import { mergeRepeats } from "../../lib/python/repeats.ts";
+import type { Outcome } from "../../lib/records.ts";
+
+function run(outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}): PytestRun {
+  return { status: "ok", exitCode: 1, outcomes, durations: {}, durationMs: 1, ...over };
+}
+const twice = (outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}) =>
+  mergeRepeats([run(outcomes, over), run(outcomes, over)]);
+
+Deno.test("groundTruth() follows SWE-bench: fail-to-pass, pass-to-pass, the rest neither", () => {
+  const b = twice({
+    "t.py::fails": "failed",
+    "t.py::errors": "error",
+    "t.py::passes": "passed",
+    "t.py::skipped": "skipped",
+    "t.py::xfailed": "xfailed",
+    "t.py::breaks": "passed",
+  });
+  const g = twice({
+    "t.py::fails": "passed",
+    "t.py::errors": "passed",
+    "t.py::passes": "passed",
+    "t.py::skipped": "passed",
+    "t.py::xfailed": "passed",
+    "t.py::breaks": "failed",
+    "t.py::brand_new": "passed",
+    "t.py::new_skip": "skipped",
+  });
+  const truth = groundTruth(b, g);
+  equal(truth.status, "scorable");
+  deepEqual(truth.failToPass, ["t.py::brand_new", "t.py::errors", "t.py::fails"]);
+  deepEqual(truth.passToPass, ["t.py::passes"]);
+  deepEqual(truth.unstable, []);
+});
+
+Deno.test("groundTruth() sets aside tests unstable on either side", () => {
+  const b = mergeRepeats([
+    run({ "t.py::a": "failed", "t.py::b": "failed", "t.py::c": "passed" }),
+    run({ "t.py::a": "failed", "t.py::b": "passed", "t.py::c": "passed" }),
+  ]);
+  const g = mergeRepeats([
+    run({ "t.py::a": "passed", "t.py::b": "passed", "t.py::c": "passed" }),
+    run({ "t.py::a": "passed", "t.py::b": "passed", "t.py::c": "failed" }),
+  ]);
+  const truth = groundTruth(b, g);
+  deepEqual(truth.failToPass, ["t.py::a"]);
+  deepEqual(truth.passToPass, []);
+  deepEqual(truth.unstable, ["t.py::b", "t.py::c"]);
+});
+
+Deno.test("groundTruth() counts a test not reached by a timeout on B as failing", () => {
+  const b = twice({ "t.py::first": "passed", "t.py::hang": "not-run", "t.py::after": "not-run" }, {
+    status: "timeout",
+    exitCode: null,
+  });
+  const g = twice({ "t.py::first": "passed", "t.py::hang": "passed", "t.py::after": "passed" });
+  const truth = groundTruth(b, g);
+  deepEqual(truth.failToPass, ["t.py::after", "t.py::hang"]);
+  deepEqual(truth.passToPass, ["t.py::first"]);
+});
+
+Deno.test("groundTruth() explains why a task is unscorable or an infrastructure error", () => {
+  const pass = twice({ "t.py::a": "passed" });
+  const same = groundTruth(pass, pass);
+  equal(same.status, "unscorable");
+  match(same.reason!, /no test go from failing to passing: 1 test passes on both sides/);
+
+  const noneOnG = groundTruth(twice({ "t.py::a": "failed" }), twice({ "t.py::a": "failed" }));
+  match(noneOnG.reason!, /No test of the fix's test files passes on the fix \(G: 1 failed\)/);
+
+  const flipUnstable = groundTruth(
+    twice({ "t.py::a": "failed" }),
+    mergeRepeats([run({ "t.py::a": "passed" }), run({ "t.py::a": "failed" })]),
+  );
+  equal(flipUnstable.status, "unscorable");
+  match(flipUnstable.reason!, /1 test that may flip is unstable/);
+
+  const broken = run({}, { status: "infra-error", cause: "harness", message: "no XML" });
+  const infra = groundTruth(mergeRepeats([run({}), broken]), pass);
+  equal(infra.status, "infra-error");
+  equal(infra.reason, "On B: no XML");
+
+  const cannot = run({}, { status: "infra-error", cause: "unrunnable", message: "exit 4" });
+  const old = groundTruth(mergeRepeats([cannot, cannot]), mergeRepeats([cannot, cannot]));
+  equal(old.status, "unscorable");
+  match(old.reason!, /pytest cannot run the fix's tests on G: exit 4/);
+
+  // B cannot run but G can: every test of G fails before the fix.
+  const bOnly = groundTruth(mergeRepeats([cannot, cannot]), pass);
+  deepEqual(bOnly.failToPass, ["t.py::a"]);
+});
+
+Deno.test("mergeRepeats() stays fast with tens of thousands of test ids", () => {
+  const outcomes: Record<string, Outcome> = {};
+  for (let i = 0; i < 60_000; i++) outcomes[`tests/test_big.py::test_p[${i}]`] = "passed";
+  const started = performance.now();
+  const b = twice({});
+  const g = twice(outcomes);
+  const truth = groundTruth(b, g);
+  equal(truth.failToPass.length, 60_000);
+  const ms = performance.now() - started;
+  equal(ms < 2000, true, `took ${ms}ms`);
+});
