@@ -13,6 +13,7 @@ import {
   expectedTasks,
   fixByKey,
 } from "../fixtures/projects.ts";
+import { buildLargeHistory } from "../fixtures/history.ts";
 import { miningSetup, NO_TOKENS } from "./_setup.ts";
 
 Deno.test("mineTasks turns bugshop's fixes into exactly the tasks its manifest expects, newest first", async () => {
@@ -219,4 +220,24 @@ Deno.test("a repository given as a URL is cloned once into BUGBOUT_HOME and mine
     ["issue-2", "src/measures", "src"],
   ]);
   equal(file.repository.head, s.fixture.head);
+});
+
+Deno.test("mining a 3,000-commit history finds every fix and counts every other change", async () => {
+  const root = await Deno.makeTempDir({ prefix: "bugbout-mine-large-" });
+  try {
+    const history = await buildLargeHistory(join(root, "repo"), { commits: 3000, fixEvery: 30 });
+    await Deno.writeTextFile(
+      join(history.dir, "bugbout.toml"),
+      '[project]\nsource = "bigpkg"\n\n[tasks]\nlimit = 10000\n',
+    );
+    const project = await Project.load(history.dir, { home: join(root, "home") });
+    const { file } = await mineTasks(project, { env: NO_TOKENS });
+    equal(file.examined, history.commits);
+    equal(file.tasks.length, history.fixes);
+    equal(file.counts["no-issue-reference"], history.unreferenced);
+    equal(file.counts["no-test-added"], history.untested);
+    ok(file.tasks.every((t) => t.newTests.length === 1 && t.sourceFiles.length === 1));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

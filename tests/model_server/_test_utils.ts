@@ -92,9 +92,7 @@ export function opencodeBody(extra: Record<string, unknown> = {}): Record<string
     stream: true,
     messages: [{ role: "user", content: "Fix it." }],
     tools: [
-      chatTool("bash", { command: str, description: str, timeout: { type: "number" } }, [
-        "command",
-      ]),
+      chatTool("bash", { command: str, timeout: { type: "number" }, workdir: str }, ["command"]),
       chatTool("write", { filePath: str, content: str }, ["filePath", "content"]),
       chatTool("edit", { filePath: str, oldString: str, newString: str }, [
         "filePath",

@@ -36,7 +36,6 @@ Deno.test("Anthropic: a run turn streams a Bash tool_use block with the usage sp
     "content_block_start",
     "content_block_delta",
     "content_block_delta",
-    "content_block_delta",
     "content_block_stop",
     "message_delta",
     "message_stop",

@@ -7,7 +7,7 @@
 
 import type { WireContext } from "./openai_wire.ts";
 import type { Reply, Usage } from "./script.ts";
-import { frame, pieces, type SseFrame } from "./sse.ts";
+import { argumentPieces, frame, pieces, type SseFrame } from "./sse.ts";
 
 /**
  * Usage in the Messages API's fields. Anthropic's `input_tokens` excludes cache reads and writes,
@@ -68,7 +68,7 @@ export function anthropicFrames(reply: Reply, ctx: WireContext): SseFrame[] {
       }
     } else {
       out.push(ev("content_block_start", { index, content_block: { ...block, input: {} } }));
-      for (const partial_json of pieces(JSON.stringify(block.input))) {
+      for (const partial_json of argumentPieces(JSON.stringify(block.input))) {
         out.push(
           ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } }),
         );

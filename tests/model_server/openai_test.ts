@@ -85,7 +85,7 @@ Deno.test("Chat: streamed tool_calls deltas reassemble into opencode's bash call
   assert(got.text.trimEnd().endsWith("data: [DONE]"));
   const call = chatToolCall(chunks);
   assertEquals(call.name, "bash");
-  assertEquals(JSON.parse(call.arguments), { command: "pytest -q", description: "Scripted step" });
+  assertEquals(JSON.parse(call.arguments), { command: "pytest -q" });
   const finish = chunks.flatMap((c) => c.choices as { finish_reason: string | null }[])
     .map((c) => c.finish_reason).filter(Boolean);
   assertEquals(finish, ["tool_calls"]);

@@ -6,7 +6,7 @@
  */
 
 import type { Reply, Usage } from "./script.ts";
-import { frame, pieces, type SseFrame } from "./sse.ts";
+import { argumentPieces, frame, pieces, type SseFrame } from "./sse.ts";
 
 /** What an encoder needs besides the reply. */
 export interface WireContext {
@@ -128,7 +128,7 @@ export function responsesFrames(reply: Reply, ctx: WireContext): SseFrame[] {
         output_index,
         item: { ...item, status: "in_progress", arguments: "" },
       }));
-      for (const delta of pieces(args)) {
+      for (const delta of argumentPieces(args)) {
         out.push(ev("response.function_call_arguments.delta", { item_id, output_index, delta }));
       }
       out.push(
@@ -205,7 +205,7 @@ export function chatFrames(reply: Reply, ctx: WireContext): SseFrame[] {
         function: { name: call.function.name, arguments: "" },
       }],
     }));
-    for (const args of pieces(call.function.arguments)) {
+    for (const args of argumentPieces(call.function.arguments)) {
       out.push(delta({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
     }
   }

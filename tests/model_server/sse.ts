@@ -30,6 +30,14 @@ export function pieces(text: string): string[] {
   return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
 }
 
+/**
+ * Split tool-call argument JSON into two deltas: the opening brace, then the rest. Clients must
+ * join them, yet no string value is cut, so recordings can still replace paths inside them.
+ */
+export function argumentPieces(json: string): string[] {
+  return json.length < 2 ? [json] : [json.slice(0, 1), json.slice(1)];
+}
+
 /** How to deliver a list of frames. */
 export interface Delivery {
   /** Wait this long before each frame. */

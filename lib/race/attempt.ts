@@ -1,0 +1,297 @@
+/**
+ * One attempt: a fresh history-free copy of B, the agent run inside the sandbox, the patch read from
+ * disk, the agent's logs parsed, the record saved the moment it ends.
+ *
+ * @module
+ */
+
+import { dirname, join } from "node:path";
+import type { CodingAgent, Invocation, Session } from "../../adapters/agent.ts";
+import { checkout, removeTree } from "../checkout.ts";
+import { describeError, InterruptedError } from "../errors.ts";
+import { git } from "../git.ts";
+import type { Project } from "../project.ts";
+import { which } from "../proc.ts";
+import type { TestEnv } from "../python/env.ts";
+import type { Attempt, AttemptStatus, Task } from "../records.ts";
+import { RESULTS_VERSION } from "../records.ts";
+import { toolchainPaths, UnconfinedSandbox } from "../sandbox/mod.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+import { saveAttempt } from "./attempts.ts";
+import { capturePatch, takeSnapshot } from "./patch.ts";
+import { buildPrompt } from "./prompt.ts";
+
+/** Logs kept on disk per stream; the rest is drained and counted. */
+const LOG_CAP = 32 * 1024 * 1024;
+/** Characters of output kept in the attempt record. */
+const TAIL = 4000;
+
+/** Everything an attempt needs besides the task and the agent. */
+export interface AttemptContext {
+  project: Project;
+  sandbox: Sandbox;
+  env: TestEnv;
+  /** `contestant`, or the examiner's assignment. */
+  role: "contestant" | "reproduce" | "specify";
+  inputsKey: string;
+  signal?: AbortSignal;
+}
+
+/** The test command agents are told to use, which works inside the sandbox. */
+export function testCommand(project: Project): string {
+  return `python -m pytest -q ${project.config.project.tests}`;
+}
+
+function tail(text: string): string {
+  return text.length > TAIL ? text.slice(-TAIL) : text;
+}
+
+function expandHome(path: string, home: string): string {
+  return path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path;
+}
+
+async function copyIn(copies: Invocation["copy"], hostHome: string) {
+  for (const { from, to } of copies ?? []) {
+    const source = expandHome(from, hostHome);
+    try {
+      const info = await Deno.stat(source);
+      if (!info.isFile) continue;
+      await Deno.mkdir(dirname(to), { recursive: true });
+      await Deno.copyFile(source, to);
+      await Deno.chmod(to, 0o600);
+    } catch {
+      // A missing auth file is the agent's business: it will say it is not logged in.
+    }
+  }
+}
+
+/** Make a one-commit git repository in the working copy (agents that expect git get one). */
+async function initWorkRepo(work: string) {
+  const env = {
+    GIT_AUTHOR_NAME: "bugbout",
+    GIT_AUTHOR_EMAIL: "bugbout@localhost",
+    GIT_COMMITTER_NAME: "bugbout",
+    GIT_COMMITTER_EMAIL: "bugbout@localhost",
+    GIT_AUTHOR_DATE: "2000-01-01T00:00:00Z",
+    GIT_COMMITTER_DATE: "2000-01-01T00:00:00Z",
+  };
+  await git(["init", "--quiet", "--initial-branch", "main"], { cwd: work, env });
+  await git(["add", "--all", "--force", "--", "."], { cwd: work, env });
+  await git(["commit", "--quiet", "--no-verify", "-m", "The code to work on"], { cwd: work, env });
+}
+
+function statusOf(
+  result: { timedOut: boolean; code: number },
+  changed: boolean,
+  quota: boolean,
+): AttemptStatus {
+  if (quota) return "quota";
+  if (result.timedOut) return "timeout";
+  if (changed) return "patch";
+  return result.code === 0 ? "no-change" : "crashed";
+}
+
+/** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
+export async function runAttempt(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+): Promise<Attempt> {
+  const { project, env, signal } = context;
+  const config = project.config;
+  const startedAt = new Date();
+  const started = performance.now();
+  const root = project.cacheDir(
+    "attempts",
+    task.id,
+    `${agent.name.replace(/[^\w.-]+/g, "_")}-${crypto.randomUUID().slice(0, 8)}`,
+  );
+  const dirs = {
+    work: join(root, "work"),
+    log: join(root, "log"),
+    state: join(root, "state"),
+    home: join(root, "home"),
+    input: join(root, "input"),
+    snapshot: join(root, "snapshot.git"),
+  };
+  const base: Omit<Attempt, "status" | "durationMs" | "exitCode" | "logTail" | "files"> = {
+    version: RESULTS_VERSION,
+    kind: "attempt",
+    task: task.id,
+    agent: agent.name,
+    role: context.role === "contestant" ? "contestant" : "examiner",
+    type: agent.type,
+    model: agent.model,
+    vendor: agent.vendor,
+    inputsKey: context.inputsKey,
+    startedAt: startedAt.toISOString(),
+    sandbox: context.sandbox.kind,
+  };
+  const finish = async (attempt: Attempt, patches = { source: "", tests: "", full: "" }) => {
+    if (signal?.aborted) throw new InterruptedError();
+    await saveAttempt(project.results, attempt, patches);
+    return attempt;
+  };
+  try {
+    for (const dir of [dirs.log, dirs.state, dirs.home, dirs.input]) {
+      await Deno.mkdir(dir, { recursive: true });
+    }
+    let invocation: Invocation;
+    let session: Session;
+    let snapshot;
+    try {
+      await checkout(project.repository, task.parent, dirs.work, { home: project.home, signal });
+      await initWorkRepo(dirs.work);
+      snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
+      const prompt = buildPrompt({
+        task,
+        testsDir: config.project.tests,
+        testCommand: testCommand(project),
+        role: context.role,
+      });
+      const promptFile = join(dirs.input, "prompt.md");
+      await Deno.writeTextFile(promptFile, prompt);
+      session = {
+        task: task.id,
+        prompt,
+        promptFile,
+        workdir: dirs.work,
+        logdir: dirs.log,
+        stateDir: dirs.state,
+        home: dirs.home,
+        model: agent.model,
+        timeoutSeconds: config.run.timeout,
+        role: base.role,
+        hostEnv: Deno.env.toObject(),
+        sandbox: context.sandbox,
+      };
+      invocation = await agent.invocation(session);
+      for (const [path, content] of Object.entries(invocation.files ?? {})) {
+        await Deno.mkdir(dirname(path), { recursive: true });
+        await Deno.writeTextFile(path, content);
+      }
+      await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
+    } catch (error) {
+      if (signal?.aborted) throw new InterruptedError();
+      return await finish({
+        ...base,
+        status: "infra-error",
+        durationMs: Math.round(performance.now() - started),
+        exitCode: null,
+        error: `Could not prepare the attempt: ${describeError(error)}`,
+        logTail: "",
+        files: [],
+      });
+    }
+    const executable = await which(invocation.argv[0]) ?? invocation.argv[0];
+    const hostPath = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+    let readable: string[] = [dirs.input, ...env.readable, ...(invocation.readable ?? [])];
+    try {
+      readable = [...readable, ...await toolchainPaths(invocation.argv[0], { path: hostPath })];
+    } catch (error) {
+      return await finish({
+        ...base,
+        status: "infra-error",
+        durationMs: Math.round(performance.now() - started),
+        exitCode: null,
+        error: describeError(error),
+        logTail: "",
+        files: [],
+      });
+    }
+    const inside: Record<string, string> = {
+      PATH: [dirname(env.python), dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(
+        ":",
+      ),
+      HOME: dirs.home,
+      TMPDIR: "/tmp",
+      LANG: "C.UTF-8",
+      PYTHONPATH: join(dirs.work, task.pythonPath),
+      PYTHONDONTWRITEBYTECODE: "1",
+      ...invocation.env,
+    };
+    const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
+    let result;
+    try {
+      result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
+        workdir: dirs.work,
+        writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
+        readable,
+        deny: [project.repository, project.home, project.results.path],
+        network: { allow: invocation.modelHosts ?? agent.modelHosts() },
+        env: inside,
+        home: dirs.home,
+        timeoutMs: config.run.timeout * 1000,
+        stdin: invocation.stdin,
+        maxOutputBytes: 1024 * 1024,
+        stdoutLog: { path: join(dirs.log, "stdout.log"), capBytes: LOG_CAP },
+        stderrLog: { path: join(dirs.log, "stderr.log"), capBytes: LOG_CAP },
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw new InterruptedError();
+      return await finish({
+        ...base,
+        status: "infra-error",
+        durationMs: Math.round(performance.now() - started),
+        exitCode: null,
+        error: `The sandbox could not run the agent: ${describeError(error)}`,
+        logTail: "",
+        files: [],
+      });
+    }
+    if (signal?.aborted) throw new InterruptedError();
+    const patch = await capturePatch(snapshot, {
+      packageDir: task.packageDir,
+      testsDir: config.project.tests,
+    });
+    // Examiners fix nothing: their edits outside the tests are discarded.
+    const files = context.role === "contestant"
+      ? patch.files
+      : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
+    const report = agent.parse
+      ? await Promise.resolve(agent.parse({
+        logdir: dirs.log,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        exitCode: result.code,
+        timedOut: result.timedOut,
+      })).catch((error) => ({
+        error: `Could not read the agent's output: ${describeError(error)}`,
+      }))
+      : {};
+    const changed = files.length > 0;
+    const attempt: Attempt = {
+      ...base,
+      status: statusOf(result, changed, "quota" in report && report.quota === true),
+      durationMs: Math.round(performance.now() - started),
+      exitCode: result.timedOut ? null : result.code,
+      tokens: "tokens" in report ? report.tokens : undefined,
+      costUsd: "costUsd" in report ? report.costUsd : undefined,
+      summary: "summary" in report ? report.summary?.slice(0, TAIL) : undefined,
+      error: report.error ?? (result.truncated ? "output over the cap was dropped" : undefined),
+      logTail: tail(
+        `${result.stderr}${result.stderr && result.stdout ? "\n" : ""}${result.stdout}`,
+      ),
+      files,
+    };
+    if (patch.skipped.length) {
+      attempt.error = [
+        attempt.error,
+        `left out of the patch (over 5 MiB): ${patch.skipped.join(", ")}`,
+      ]
+        .filter(Boolean).join("; ");
+    }
+    return await finish(attempt, {
+      source: context.role === "contestant" ? patch.sourcePatch : "",
+      tests: patch.testPatch,
+      full: context.role === "contestant" ? patch.fullPatch : patch.testPatch,
+    });
+  } finally {
+    // Auth copies and working copies never outlive the attempt; the agent's own logs stay.
+    await removeTree(dirs.state).catch(() => {});
+    await removeTree(dirs.work).catch(() => {});
+    await removeTree(dirs.home).catch(() => {});
+    await removeTree(dirs.snapshot).catch(() => {});
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The race stage: every contestant and examiner on every scorable task, queued per quota, each
+ * attempt saved the moment it ends. Running it again skips finished attempts; `retryFailed` runs
+ * quota and infrastructure failures again; an agent added later runs alone.
+ *
+ * @module
+ */
+
+import type { CodingAgent } from "../../adapters/agent.ts";
+import type { AgentEntry } from "../config.ts";
+import { InterruptedError } from "../errors.ts";
+import { inputsKey } from "../hash.ts";
+import type { Project } from "../project.ts";
+import type { TestEnv } from "../python/env.ts";
+import type { Attempt, OraclesFile, Task } from "../records.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+import { loadAttempt, needsRun } from "./attempts.ts";
+import { runAttempt } from "./attempt.ts";
+import { runLanes } from "./lanes.ts";
+
+/** Bumped when the prompt or the working copy changes in a way that makes old attempts stale. */
+const RACE_FORMAT = 1;
+
+/** One racer: an agent and its role. */
+export interface Racer {
+  agent: CodingAgent;
+  role: "contestant" | "reproduce" | "specify";
+  /** What identifies its configuration (type, model, options), for resuming. */
+  settings: unknown;
+}
+
+/** Progress of the race, for the CLI. */
+export type RaceProgress =
+  | { kind: "start"; task: string; agent: string; at: number }
+  | { kind: "end"; task: string; agent: string; status: Attempt["status"]; durationMs: number }
+  | { kind: "skip"; task: string; agent: string; status: Attempt["status"] };
+
+/** Options of {@linkcode race}. */
+export interface RaceOptions {
+  sandbox: Sandbox;
+  env: TestEnv;
+  signal?: AbortSignal;
+  retryFailed?: boolean;
+  onProgress?: (event: RaceProgress) => void;
+}
+
+/** What the race did. */
+export interface RaceSummary {
+  ran: number;
+  skipped: number;
+  byStatus: Record<string, number>;
+  /** Attempts that could not even be attempted (a bug or an environment problem), with why. */
+  failures: string[];
+}
+
+/** Racers from the configuration. */
+export function racersFromConfig(project: Project): Racer[] {
+  const make = (entry: AgentEntry): Racer => ({
+    agent: entry.adapter.create(entry),
+    role: entry.role === "contestant" ? "contestant" : entry.assignment ?? "reproduce",
+    settings: { type: entry.type, model: entry.model, options: entry.options, role: entry.role },
+  });
+  return [...project.config.contestants, ...project.config.examiners].map(make);
+}
+
+/** The inputs that make an attempt what it is: if any changes, it runs again. */
+export function attemptKey(task: Task, racer: Racer): string {
+  return inputsKey({
+    format: RACE_FORMAT,
+    task: task.id,
+    commit: task.commit,
+    parent: task.parent,
+    statement: task.statement,
+    role: racer.role,
+    settings: racer.settings,
+  });
+}
+
+/** Race `racers` on `tasks` (only scorable ones are raced). */
+export async function race(
+  project: Project,
+  tasks: Task[],
+  oracles: OraclesFile,
+  racers: Racer[],
+  options: RaceOptions,
+): Promise<RaceSummary> {
+  const summary: RaceSummary = { ran: 0, skipped: 0, byStatus: {}, failures: [] };
+  const jobs = [];
+  for (const task of tasks) {
+    if (oracles.oracles[task.id]?.status !== "scorable") continue;
+    for (const racer of racers) {
+      const key = attemptKey(task, racer);
+      const saved = await loadAttempt(project.results, task.id, racer.agent.name);
+      if (!needsRun(saved, key, options.retryFailed ?? false)) {
+        summary.skipped++;
+        options.onProgress?.({
+          kind: "skip",
+          task: task.id,
+          agent: racer.agent.name,
+          status: saved!.status,
+        });
+        continue;
+      }
+      jobs.push({
+        quota: racer.agent.quota,
+        run: async () => {
+          options.onProgress?.({
+            kind: "start",
+            task: task.id,
+            agent: racer.agent.name,
+            at: Date.now(),
+          });
+          const attempt = await runAttempt(task, racer.agent, {
+            project,
+            sandbox: options.sandbox,
+            env: options.env,
+            role: racer.role,
+            inputsKey: key,
+            signal: options.signal,
+          });
+          options.onProgress?.({
+            kind: "end",
+            task: task.id,
+            agent: racer.agent.name,
+            status: attempt.status,
+            durationMs: attempt.durationMs,
+          });
+          return attempt;
+        },
+      });
+    }
+  }
+  const results = await runLanes(jobs, {
+    limits: project.config.run.quotas,
+    signal: options.signal,
+  });
+  for (const result of results) {
+    if (result?.status === "done") {
+      summary.ran++;
+      summary.byStatus[result.value.status] = (summary.byStatus[result.value.status] ?? 0) + 1;
+    } else if (result?.status === "failed" && !(result.error instanceof InterruptedError)) {
+      summary.failures.push(String((result.error as Error)?.stack ?? result.error));
+    }
+  }
+  if (options.signal?.aborted) throw new InterruptedError();
+  return summary;
+}
