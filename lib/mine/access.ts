@@ -110,7 +110,7 @@ export function accessNote(setup: GithubSetup, client: GithubClient | undefined)
   }
   if (client.rateLimitedUntil) {
     return `GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some problem ` +
-      `statements come from commit messages. To avoid it, ${HOW_TO}; then run \`bugbout tasks --refresh\`.`;
+      `statements come from commit messages (the next run asks again). To avoid it, ${HOW_TO}.`;
   }
   const how = setup.token
     ? `with a token from ${setup.tokenSource === "gh" ? "gh auth token" : setup.tokenSource}`

@@ -63,7 +63,23 @@ export interface RateLimit {
 }
 
 /** An issue or pull request, as much of it as bugbout keeps. */
-export const githubItemSchema = z.object({
+export interface GithubItem {
+  /** Its number. */
+  number: number;
+  /** Its title. */
+  title: string;
+  /** Its description (Markdown), if any. */
+  body: string | null;
+  /** Its web address. */
+  url?: string;
+  /** `open` or `closed`. */
+  state?: string;
+  /** True for a pull request (GitHub lists them among issues). */
+  isPullRequest: boolean;
+}
+
+/** Schema of a cached {@linkcode GithubItem}. */
+export const githubItemSchema: z.ZodType<GithubItem> = z.object({
   number: z.int(),
   title: z.string(),
   body: z.string().nullable(),
@@ -71,8 +87,6 @@ export const githubItemSchema = z.object({
   state: z.string().optional(),
   isPullRequest: z.boolean(),
 });
-/** An issue or pull request. */
-export type GithubItem = z.infer<typeof githubItemSchema>;
 
 const closingSchema = z.object({ issues: z.array(z.int()) });
 
@@ -139,6 +153,7 @@ export class GithubClient {
   requests = 0;
   #waited = 0;
 
+  /** A client for one repository; nothing is sent until a method is called. */
   constructor(options: GithubClientOptions) {
     this.options = { ...options, api: options.api.replace(/\/+$/, "") };
   }

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { BugboutError } from "../errors.ts";
+import { BugboutError, InterruptedError } from "../errors.ts";
 import { defaultBranch, revParse } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
@@ -130,8 +130,24 @@ function exclusion(candidate: Candidate, reason: ExclusionReason, detail?: strin
   };
 }
 
-/** Mine the project's history into tasks, or return tasks.json when it is up to date. */
+/**
+ * Mine the project's history into tasks, or return tasks.json when it is up to date. Nothing is
+ * written when `signal` aborts: it throws {@linkcode InterruptedError} instead.
+ */
 export async function mineTasks(project: Project, options: MineOptions = {}): Promise<MineResult> {
+  try {
+    const result = await mine(project, options);
+    if (options.signal?.aborted) throw new InterruptedError();
+    return result;
+  } catch (error) {
+    if (options.signal?.aborted && !(error instanceof InterruptedError)) {
+      throw new InterruptedError();
+    }
+    throw error;
+  }
+}
+
+async function mine(project: Project, options: MineOptions): Promise<MineResult> {
   const repo = project.repository;
   const config = project.config;
   const branch = await defaultBranch(repo);
@@ -230,7 +246,8 @@ export async function mineTasks(project: Project, options: MineOptions = {}): Pr
   const file: TasksFile = {
     version: RESULTS_VERSION,
     kind: "tasks",
-    inputsKey: key,
+    // When GitHub stopped answering, the next run tries again instead of reusing this file.
+    inputsKey: client?.stopped ? `${key}-retry` : key,
     repository: { head, branch },
     examined: walked.examined,
     tasks,
@@ -240,6 +257,7 @@ export async function mineTasks(project: Project, options: MineOptions = {}): Pr
     ),
     statementNote: accessNote(setup, client),
   };
+  if (options.signal?.aborted) throw new InterruptedError();
   await project.results.ensure();
   await project.results.write(TASKS_FILE, file);
   return { file, cached: false, path };

@@ -11,22 +11,31 @@ export {
   type GithubSetup,
   githubSetup,
 } from "./access.ts";
-export { type AddedTests, findAddedTests } from "./added_tests.ts";
+export { type AddedTests, type FindAddedOptions, findAddedTests } from "./added_tests.ts";
 export {
   type Candidate,
+  type Classified,
   classifyChange,
+  type ClassifyContext,
   EXCLUSION_REASONS,
   type ExclusionReason,
 } from "./classify.ts";
 export { cleanStatement, composeStatement } from "./clean.ts";
 export {
+  type EnvLike,
   GithubClient,
   type GithubClientOptions,
   type GithubItem,
   githubToken,
   type RateLimit,
+  type TokenSource,
 } from "./github.ts";
-export { type Change, type FileChange, firstParentHistory } from "./history.ts";
+export {
+  type Change,
+  type FileChange,
+  firstParentHistory,
+  type HistoryOptions,
+} from "./history.ts";
 export {
   type MineOptions,
   type MineProgress,
@@ -41,4 +50,5 @@ export { inPackage, PackageTracker, pythonPathFor } from "./package.ts";
 export { DEFAULT_RULES, isTestModule, type PytestRules, pytestRules } from "./pytest_rules.ts";
 export { addedTestFunctions, testFunctions } from "./python_tests.ts";
 export { findReferences, primaryReference, type Reference } from "./refs.ts";
-export { changeText, readsLikeFix } from "./titles.ts";
+export { type ChangeText, changeText, readsLikeFix } from "./titles.ts";
+export { githubCheck } from "./github_check.ts";

@@ -102,6 +102,8 @@ Deno.test("when GitHub cannot be reached, statements come from commits and the n
   ok(file.tasks.every((t) => t.statementSource === "commit"));
   match(file.statementNote!, /could not be reached/);
   match(file.statementNote!, /GITHUB_TOKEN/);
+  // The next run asks GitHub again rather than reusing statements from commit messages.
+  equal((await mineTasks(s.project, { env: NO_TOKENS })).cached, false);
   deepEqual(file.tasks.find((t) => t.id === "issue-3")!.ref, {
     kind: "issue",
     number: 3,
@@ -195,7 +197,7 @@ Deno.test("githubAccess reports token, gh, anonymous, unreachable, refused and n
   match(none.fix!, /\[project\] github/);
 });
 
-Deno.test("githubToken prefers GITHUB_TOKEN, then GH_TOKEN, then gh auth token", async () => {
+Deno.test("githubToken prefers GITHUB_TOKEN, then GH_TOKEN, and finds none without gh on PATH", async () => {
   deepEqual(await githubToken(new Map([["GITHUB_TOKEN", " a "], ["GH_TOKEN", "b"]])), {
     token: "a",
     source: "GITHUB_TOKEN",

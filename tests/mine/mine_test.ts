@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { BugboutError } from "../../lib/errors.ts";
+import { BugboutError, InterruptedError } from "../../lib/errors.ts";
 import { git } from "../../lib/git.ts";
 import { mineTasks, readTasks } from "../../lib/mine/mine.ts";
 import { Project } from "../../lib/project.ts";
@@ -240,4 +240,15 @@ Deno.test("mining a 3,000-commit history finds every fix and counts every other 
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("an interrupted mine writes nothing and says it was interrupted", async () => {
+  await using s = await miningSetup(buildDemo);
+  const controller = new AbortController();
+  controller.abort();
+  await rejects(
+    mineTasks(s.project, { env: NO_TOKENS, signal: controller.signal }),
+    InterruptedError,
+  );
+  await rejects(Deno.stat(join(s.fixture.dir, ".bugbout", "tasks.json")), Deno.errors.NotFound);
 });
