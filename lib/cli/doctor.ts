@@ -23,7 +23,7 @@ async function sandboxCheck(setting: "auto" | "bubblewrap" | "seatbelt" | "none"
   return {
     name: "sandbox",
     status: probe.ok ? "ok" : "fail",
-    detail: `${probe.kind}${probe.version ? ` ${probe.version}` : ""}: ${probe.detail}`,
+    detail: probe.detail,
     fix: probe.fix,
   };
 }

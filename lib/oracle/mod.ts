@@ -72,6 +72,7 @@ export function oracleInputsKey(project: Project, task: Task, env: TestEnv): str
     commit: task.commit,
     parent: task.parent,
     testFiles: task.testFiles,
+    supportFiles: task.supportFiles ?? [],
     pythonPath: task.pythonPath,
     env: env.key,
     pytestArgs: c.project.pytestArgs,
@@ -180,7 +181,7 @@ async function oracleOf(project: Project, task: Task, key: string, s: Shared): P
           home: project.home,
           signal,
         });
-        await installFiles(project.repository, task.commit, task.testFiles, tree, signal);
+        await installFiles(project.repository, task.commit, hiddenTestFiles(task), tree, signal);
         return tree;
       })(),
       checkout(project.repository, task.commit, join(work, "G"), { home: project.home, signal }),
@@ -296,4 +297,9 @@ function alive(pid: number): boolean {
   } catch (error) {
     return error instanceof Deno.errors.PermissionDenied;
   }
+}
+
+/** The fix's test files to put in place on B: the test modules and their support files. */
+export function hiddenTestFiles(task: Task): string[] {
+  return [...new Set([...task.testFiles, ...(task.supportFiles ?? [])])];
 }
