@@ -224,6 +224,8 @@ async function attempt(
     }));
     assertEquals(invocation.modelHosts, [`127.0.0.1:${server.port}`]);
     const result = await runInvocation(invocation, { ...places, executable });
+    const fixed = await Deno.readTextFile(join(places.workdir, "src", "pkg", "mod.py"));
+    const added = await exists(join(places.workdir, "tests", "test_extra.py"));
     const report = await agent.parse!({
       logdir: places.logdir,
       stdout: result.stdout,
@@ -231,7 +233,8 @@ async function attempt(
       exitCode: result.code,
       timedOut: result.timedOut,
     });
-    return { report, result, usage: server.usageSent(), requests: server.requests };
+    const edited = fixed.includes("return a + b") && added;
+    return { report, result, usage: server.usageSent(), requests: server.requests, edited };
   } finally {
     await Deno.remove(base, { recursive: true });
   }
@@ -249,13 +252,15 @@ for (const pinned of PINNED) {
     sanitizeResources: true,
     sanitizeOps: true,
     fn: async () => {
-      const { report, result, usage, requests } = await attempt(definition, setup, bin, "success");
+      const run = await attempt(definition, setup, bin, "success");
+      const { report, result, usage, requests } = run;
       const why = `exit ${result.code}\n${result.stderr.slice(-3000)}\n${
         result.stdout.slice(-3000)
       }`;
       assertEquals(report.error, undefined, why);
       assertEquals(report.summary, scriptedSummary(), why);
       assertEquals(report.quota, false);
+      assert(run.edited, `the agent's tools ran unattended: ${why}`);
       const want = Object.fromEntries(setup.fields.map((k) => [k, (usage as TokenUsage)[k] ?? 0]));
       const got = Object.fromEntries(setup.fields.map((k) => [k, report.tokens?.[k] ?? 0]));
       assertEquals(got, want, why);

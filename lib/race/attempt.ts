@@ -183,8 +183,9 @@ export async function runAttempt(
         files: [],
       });
     }
-    const executable = await which(invocation.argv[0]) ?? invocation.argv[0];
-    const hostPath = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+    // The test environment's bin comes first inside, so `python3` means the same thing here.
+    const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+    const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
     let readable: string[] = [dirs.input, ...env.readable, ...(invocation.readable ?? [])];
     try {
       readable = [...readable, ...await toolchainPaths(invocation.argv[0], { path: hostPath })];

@@ -202,6 +202,10 @@ export function startProxy(options: ProxyOptions): ProxyServer {
 
   const dial = async (t: ProxyTarget): Promise<Deno.Conn> => {
     const conn = await Deno.connect({ hostname: t.host, port: t.port, signal: stop.signal });
+    if (stop.signal.aborted) {
+      closeQuietly(conn);
+      throw new Error("the proxy is closing");
+    }
     open.add(conn);
     return conn;
   };
@@ -289,6 +293,11 @@ export function startProxy(options: ProxyOptions): ProxyServer {
   const accepting = (async () => {
     try {
       for await (const conn of listener) {
+        // A connection can still come out of the backlog after close() began.
+        if (stop.signal.aborted) {
+          closeQuietly(conn);
+          continue;
+        }
         open.add(conn);
         const h = handle(conn);
         handlers.add(h);
@@ -308,8 +317,8 @@ export function startProxy(options: ProxyOptions): ProxyServer {
       } catch {
         // already closed
       }
-      for (const conn of open) closeQuietly(conn);
       await accepting;
+      for (const conn of open) closeQuietly(conn);
       await Promise.all([...handlers]);
       if ("unix" in options.listen) {
         await Deno.remove(options.listen.unix).catch(() => {});

@@ -24,7 +24,8 @@ const NODE = /^(node|nodejs)$/;
 const MAX_DEPTH = 4;
 
 /**
- * The read-only mounts `executable` needs (real paths, outermost first-seen, never `/`).
+ * The read-only mounts `executable` needs (real paths, outermost first-seen, never `/`): when the
+ * executable is a link, the directory it was found in, so it runs inside under the same name.
  * Paths under `/usr` and `/etc` may be included; a sandbox that mounts those anyway skips them.
  * Throws {@linkcode NotInstalledError} when the executable cannot be found.
  */
@@ -36,8 +37,15 @@ export async function toolchainPaths(
   const found = await which(executable, path);
   if (!found) throw new NotInstalledError(executable);
   const out: string[] = [];
+  // A link on PATH (`/usr/local/bin/codex -> ../lib/node_modules/...`) must resolve inside too.
+  if ((await Deno.lstat(found)).isSymlink) out.push(dirname(await absolute(found)));
   await collect(found, path, out, 0);
   return outermost(out.filter((p) => p !== "/"));
+}
+
+/** `path` with its directory's links resolved (the file itself may stay a link). */
+async function absolute(path: string): Promise<string> {
+  return join(await Deno.realPath(dirname(path)), basename(path));
 }
 
 async function collect(exe: string, path: string, out: string[], level: number): Promise<void> {

@@ -19,7 +19,7 @@ export interface ErrorResponse {
 }
 
 /** OpenAI's message for an exhausted quota, as agents quote it. */
-export const OPENAI_QUOTA_MESSAGE =
+export const OPENAI_QUOTA_MESSAGE: string =
   "You exceeded your current quota, please check your plan and billing details. For more " +
   "information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.";
 

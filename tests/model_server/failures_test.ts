@@ -152,3 +152,13 @@ Deno.test("hang: the first event arrives, then nothing until the server closes",
   assertEquals((await next).done, true);
   assertEquals(server.played, 0);
 });
+
+Deno.test("a slow fail turn delivers the next turn slowly and consumes both", async () => {
+  await using server = startModelServer({
+    script: [{ fail: { kind: "slow", delayMs: 5 } }, { run: "ls" }, { finish: "Done." }],
+  });
+  const body = JSON.parse((await post(server, "/v1/chat/completions", miniBody())).text);
+  assertEquals(JSON.parse(body.choices[0].message.tool_calls[0].function.arguments).command, "ls");
+  assertEquals(server.played, 2);
+  assertEquals(server.modelRequests()[0].failure, { kind: "slow", delayMs: 5 });
+});

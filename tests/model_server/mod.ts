@@ -26,6 +26,7 @@ export type { OfferedTool } from "./tools.ts";
 export { MINI_SUBMIT, shellFor } from "./tools.ts";
 export {
   ANTHROPIC_RATE_LIMIT_MESSAGE,
+  type ErrorResponse,
   GEMINI_DAILY_QUOTA_ID,
   OPENAI_QUOTA_MESSAGE,
   quotaResponse,
@@ -34,4 +35,4 @@ export {
 export { anthropicUsage } from "./anthropic_wire.ts";
 export { geminiUsage } from "./gemini_wire.ts";
 export { chatUsage, responsesUsage } from "./openai_wire.ts";
-export { parseSse, sseJson } from "./sse.ts";
+export { parseSse, type SseFrame, sseJson } from "./sse.ts";

@@ -33,7 +33,11 @@ export interface Planned {
  * its submit command.
  */
 export function planReply(turn: Turn, request: ParsedRequest, cwd?: string): Planned {
-  if ("fail" in turn) throw new Error("planReply: a fail turn has no reply");
+  if ("fail" in turn) {
+    // Only reachable when a slow/truncate/hang fail turn is followed by another fail turn.
+    const problem = "a fail turn follows a fail turn that delivers the next reply";
+    return { reply: { text: `[scripted server] ${problem}` }, problem };
+  }
   if ("finish" in turn) {
     if (request.text.includes(MINI_SUBMIT)) {
       const call = shellCall(

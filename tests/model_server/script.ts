@@ -26,8 +26,8 @@ export const DEFAULT_USAGE: Readonly<Usage> = { input: 100, output: 23 };
 /** The usage an auxiliary (tool-less) request reports by default. */
 export const DEFAULT_AUX_USAGE: Readonly<Usage> = { input: 10, output: 2 };
 
-/** Fields every turn may carry. */
-interface TurnBase {
+/** Fields every turn except `fail` may carry. */
+export interface TurnBase {
   /** Usage to report for this response (default: the server's `usage`). */
   usage?: Usage;
   /** Text the model "says" before its tool call (ignored for `finish`). */

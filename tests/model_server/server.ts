@@ -114,6 +114,7 @@ export class ModelServer implements AsyncDisposable {
   /** The port chosen by the system. */
   readonly port: number;
 
+  /** Start listening; prefer {@linkcode startModelServer}. */
   constructor(options: ModelServerOptions = {}) {
     this.#options = options;
     this.#script = [...(options.script ?? [])];

@@ -249,7 +249,7 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
       await t.step(`${policy}: a timeout leaves no detached process behind`, async () => {
         const marker = `${1000 + Math.floor(Math.random() * 1000)}.${Date.now() % 100000}`;
         const running = sh(`setsid sleep ${marker} & echo started; sleep 1000`, {
-          timeoutMs: 1500,
+          timeoutMs: 2500,
         });
         ok(await until(async () => await hostProcesses(marker) > 0, 3000), "sleep never started");
         const r = await running;
