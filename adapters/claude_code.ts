@@ -113,14 +113,18 @@ class ClaudeCode extends AgentBase<ClaudeCodeOptions> implements CodingAgent {
     const events = jsonLines(output.stdout);
     const result = events.findLast((e) => e.type === "result");
     if (result) return fromResult(result, output);
-    // No result line (killed by the timeout): add up what the assistant messages said so far.
+    // No result line (killed by the timeout): add up the prompts the assistant messages report.
+    // Each message repeats per content block and carries the usage of `message_start`, whose
+    // output count is a placeholder, so output is left out.
     const byMessage = new Map<string, TokenUsage | undefined>();
     let summary: string | undefined;
     for (const event of events) {
       if (event.type !== "assistant") continue;
       const message = obj(event.message);
       const id = str(message?.id) ?? String(byMessage.size);
-      byMessage.set(id, usageOf(obj(message?.usage)));
+      const usage = usageOf(obj(message?.usage));
+      if (usage) delete usage.output;
+      byMessage.set(id, usage);
       const text = textOf(message);
       if (text) summary = text;
     }

@@ -157,7 +157,7 @@ Deno.test("claude-code parse() keeps an authentication failure apart from a quot
   assertEquals(report.error, result);
 });
 
-Deno.test("claude-code parse() adds up each message once when the run was cut short", async () => {
+Deno.test("claude-code parse() adds up each message's prompt once when the run was cut short", async () => {
   const usage = (input: number) => ({ input_tokens: input, output_tokens: 5 });
   const stdout = jsonl(
     {
@@ -173,7 +173,7 @@ Deno.test("claude-code parse() adds up each message once when the run was cut sh
   const report = await makeAgent(claudeCode).parse!(
     runOutput({ stdout, exitCode: 137, timedOut: true }),
   );
-  assertEquals(report, { summary: "B", tokens: { input: 30, output: 10 }, quota: false });
+  assertEquals(report, { summary: "B", tokens: { input: 30 }, quota: false });
 });
 
 for (const recording of await recordings("claude-code")) {

@@ -2,8 +2,9 @@
  * `codex`: OpenAI's Codex CLI, run as `codex exec`.
  *
  * The agent's config home (`CODEX_HOME`) is the attempt's empty state directory with only
- * `auth.json` copied in; user config, rules, project `AGENTS.md`, web search, plugins and apps are
- * off. Codex's own sandbox is bypassed because the whole process already runs in bugbout's.
+ * `auth.json` copied in; user config, rules, project `AGENTS.md`, web search, plugins, apps and
+ * analytics are off. Codex's own sandbox is bypassed: the whole process already runs in
+ * bugbout's.
  *
  * @module
  */
@@ -115,6 +116,9 @@ class Codex extends AgentBase<CodexOptions> implements CodingAgent {
       "project_doc_max_bytes=0",
       "-c",
       "web_search=disabled",
+      // Without this codex sends OTLP metrics to ab.chatgpt.com even with a custom provider.
+      "-c",
+      "analytics.enabled=false",
       "--disable",
       "plugins",
       "--disable",

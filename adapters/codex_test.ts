@@ -30,6 +30,8 @@ const COMMON = [
   "project_doc_max_bytes=0",
   "-c",
   "web_search=disabled",
+  "-c",
+  "analytics.enabled=false",
   "--disable",
   "plugins",
   "--disable",

@@ -60,6 +60,8 @@ const ISOLATION = {
   OPENCODE_DISABLE_MODELS_FETCH: "1",
   OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
   OPENCODE_DISABLE_SHARE: "1",
+  // Even with --pure it installs @opencode-ai/plugin from the npm registry at start-up.
+  npm_config_offline: "true",
 } as const;
 
 const QUOTA = [/"statusCode":\s*429/, ...COMMON_QUOTA];
@@ -217,8 +219,7 @@ export const opencode: AdapterDefinition<typeof options> = {
       throw new ConfigError(
         `Cannot run opencode agent ${spec.name}: model ${spec.model} names no provider.`,
         {
-          hint:
-            'Write the model as provider/model (e.g. "anthropic/claude-sonnet-4-5"), or set base-url.',
+          hint: 'Write it as provider/model, e.g. "anthropic/claude-sonnet-4-5", or set base-url.',
         },
       );
     }

@@ -23,6 +23,7 @@ const ISOLATION = {
   OPENCODE_DISABLE_MODELS_FETCH: "1",
   OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
   OPENCODE_DISABLE_SHARE: "1",
+  npm_config_offline: "true",
 };
 
 const PERMISSION = { edit: "allow", bash: "allow", webfetch: "deny", websearch: "deny" };

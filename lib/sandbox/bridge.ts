@@ -127,6 +127,8 @@ const url = "http://127.0.0.1:" + proxy.addr.port;
 for (const key of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"]) {
   env[key] = url;
 }
+// Node 22.21+/24 built-in fetch and http only honour the proxy variables when asked to.
+env.NODE_USE_ENV_PROXY = "1";
 if (config.forwards.length > 0) {
   env.NO_PROXY = "127.0.0.1,localhost,::1";
   env.no_proxy = env.NO_PROXY;

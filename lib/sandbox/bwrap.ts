@@ -22,7 +22,7 @@
 
 import { isAbsolute, join } from "node:path";
 import { BugboutError } from "../errors.ts";
-import { run } from "../proc.ts";
+import { run, which } from "../proc.ts";
 import type { ProcResult } from "../proc.ts";
 import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
 import { depth, isWithin, mustResolve, resolveIfExists } from "./_paths.ts";
@@ -249,7 +249,10 @@ export function withMemoryCap(argv: readonly string[], memoryMb: number): string
 export interface BubblewrapOptions {
   /** The bwrap executable (an absolute path). */
   bwrap: string;
-  /** The Deno that runs the network bridge inside. Defaults to `Deno.execPath()`. */
+  /**
+   * The Deno that runs the network bridge inside. Defaults to `Deno.execPath()`, or in a compiled
+   * bugbout (where that is bugbout itself) to `deno` on PATH.
+   */
   bridgeRuntime?: string;
   /** Whether this bwrap takes `--size`/`--perms` for tmpfs (see `probeSandbox()`). Default true. */
   sizedTmpfs?: boolean;
@@ -279,7 +282,7 @@ export class BubblewrapSandbox implements Sandbox {
     }
     const forwards = c.network.allow.map(parseTarget).filter((t) => isLoopback(t.host))
       .map((t) => ({ port: t.port, target: formatTarget(t) }));
-    const runtime = await mustResolve(this.#runtime ?? Deno.execPath(), "bridge runtime (Deno)");
+    const runtime = await mustResolve(await this.#bridgeRuntime(), "bridge runtime (Deno)");
     const dir = await Deno.makeTempDir({ prefix: "bugbout-net-" });
     try {
       await using _proxy = startProxy({
@@ -310,6 +313,21 @@ export class BubblewrapSandbox implements Sandbox {
     } finally {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
+  }
+
+  /** The Deno that runs the bridge: this one, or in a compiled bugbout the `deno` on PATH. */
+  async #bridgeRuntime(): Promise<string> {
+    if (this.#runtime) return this.#runtime;
+    if (!Deno.build.standalone) return Deno.execPath();
+    const deno = await which("deno");
+    if (!deno) {
+      throw new BugboutError(
+        "Cannot give a sandboxed agent its network: the bridge inside the sandbox needs Deno, " +
+          "and this compiled bugbout cannot run it.",
+        { hint: "Install Deno (https://deno.com) so that `deno` is on PATH." },
+      );
+    }
+    return deno;
   }
 
   async #spawn(

@@ -15,6 +15,16 @@
  * forwarded on the same port) and writes its checkout, log and state directories. Both pass
  * `deny: [repository, BUGBOUT_HOME, results directory]`.
  *
+ * Inside a bubblewrap sandbox: `/usr`, `/etc`, `/opt` (and `/bin`, `/lib*` as on the host) are
+ * read-only; `/tmp`, `/var/tmp` and `HOME` are private tmpfs mounts of `tmpfsMb` (default 1 GiB)
+ * each, unless `home` lies in a writable path; `TMPDIR=/tmp`; the environment is exactly `env`
+ * plus `HOME` and `TMPDIR`, and for an agent with network `HTTP(S)_PROXY`, `ALL_PROXY` (also
+ * lower-case) and `NODE_USE_ENV_PROXY=1`, plus `NO_PROXY=127.0.0.1,localhost,::1` when a loopback
+ * target is allowed. `memoryMb` caps the command's address space (`ulimit -v`): a Python
+ * allocation beyond it raises `MemoryError`; runtimes that reserve much virtual memory up front
+ * (Node, the JVM) need a generous cap. Never put a directory holding sockets (`/run/user/...`)
+ * or the home directory itself in `readable`: what is mounted can be used.
+ *
  * @example Run a command with no network, reading only the system and the checkout
  * ```ts
  * import { openSandbox } from "./mod.ts";
@@ -39,12 +49,32 @@ import { SeatbeltSandbox } from "./seatbelt.ts";
 import type { Sandbox, SandboxKind } from "./types.ts";
 
 export type { Confinement, Sandbox, SandboxKind } from "./types.ts";
-export { BubblewrapSandbox, DEFAULT_HOME, planMounts, withMemoryCap } from "./bwrap.ts";
+export type { LogSink, ProcResult } from "../proc.ts";
+export {
+  BRIDGE_DIR,
+  BubblewrapSandbox,
+  bwrapArgs,
+  DEFAULT_HOME,
+  DEFAULT_TMPFS_MB,
+  planMounts,
+  withMemoryCap,
+} from "./bwrap.ts";
+export type { BubblewrapOptions, BwrapArgsOptions, Mount, MountPlan, PlanExtras } from "./bwrap.ts";
 export { UNCONFINED, UnconfinedSandbox } from "./none.ts";
-export { platformKind, type ProbeOptions, probeSandbox, type SandboxProbe } from "./probe.ts";
-export { type ProxyServer, startProxy } from "./proxy.ts";
-export { seatbeltProfile, SeatbeltSandbox } from "./seatbelt.ts";
+export { platformKind, probeSandbox } from "./probe.ts";
+export type { ProbeOptions, SandboxProbe } from "./probe.ts";
+export { formatTarget, isLoopback, parseTarget, startProxy } from "./proxy.ts";
+export type { ProxyListen, ProxyOptions, ProxyServer, ProxyTarget } from "./proxy.ts";
+export {
+  homeSecrets,
+  SANDBOX_EXEC,
+  sbplString,
+  seatbeltProfile,
+  SeatbeltSandbox,
+} from "./seatbelt.ts";
+export type { SeatbeltPolicy } from "./seatbelt.ts";
 export { toolchainPaths } from "./toolchain.ts";
+export type { ToolchainOptions } from "./toolchain.ts";
 
 /** The `[run] sandbox` setting. */
 export type SandboxSetting = "auto" | SandboxKind;

@@ -14,7 +14,7 @@ import { withMemoryCap } from "./bwrap.ts";
 import type { Confinement, Sandbox } from "./types.ts";
 
 /** What to tell a person about a run without a sandbox. */
-export const UNCONFINED =
+export const UNCONFINED: string =
   'unconfined (sandbox = "none"): commands can read, write and reach anything bugbout can, ' +
   "including the fix in your repository";
 

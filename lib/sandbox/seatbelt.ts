@@ -170,6 +170,7 @@ export class SeatbeltSandbox implements Sandbox {
           env[key] = url;
           env[key.toLowerCase()] = url;
         }
+        env.NODE_USE_ENV_PROXY = "1";
         const loopback = proxy.allow.filter((t) => isLoopback(t.host));
         ports.push(...loopback.map((t) => t.port));
         if (loopback.length > 0) env.NO_PROXY = env.no_proxy = "127.0.0.1,localhost,::1";

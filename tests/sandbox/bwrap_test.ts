@@ -231,7 +231,7 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
         const keys = envText.trim().split("\n").map((l) => l.slice(0, l.indexOf("="))).sort();
         const expected = ["HOME", "LC_ALL", "PATH", "PWD", "TMPDIR"];
         if (agent) {
-          expected.push("MODEL_API_KEY", "NO_PROXY", "no_proxy");
+          expected.push("MODEL_API_KEY", "NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY");
           for (const k of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"]) {
             expected.push(k, k.toLowerCase());
           }
@@ -314,7 +314,7 @@ Deno.test("bubblewrap passes every adversarial probe under the test and the agen
       );
 
       await t.step("agent: the allowed loopback port is forwarded on the same port", async () => {
-        const curl = await sh(`curl -sS http://127.0.0.1:${port}/forward`);
+        const curl = await sh(`curl -sS --noproxy '*' http://127.0.0.1:${port}/forward`);
         equal(curl.stdout, "HELLO /forward", curl.stderr);
         const py = await sh(
           `/usr/bin/python3 -c "import urllib.request as u; ` +
