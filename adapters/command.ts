@@ -10,6 +10,7 @@
  * @module
  */
 
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import type {
   AdapterDefinition,
@@ -63,6 +64,11 @@ class Command extends AgentBase<CommandOptions & { executable?: string }> implem
       env,
       writable: this.options["state-dirs"].map((dir) => expandHome(dir, session.hostEnv.HOME)),
     };
+    // Files the command names by absolute path (its script, say) must be readable inside.
+    const named = invocation.argv.filter((arg) =>
+      arg.startsWith("/") && !arg.startsWith(session.workdir) && existsSync(arg)
+    );
+    if (named.length) invocation.readable = named;
     if (!takesPrompt(template)) invocation.stdin = session.prompt;
     if (!this.options.sandboxed) invocation.unconfined = true;
     return invocation;

@@ -171,6 +171,7 @@ export async function runAttempt(
         await Deno.writeTextFile(path, content);
       }
       await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
+      for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
     } catch (error) {
       if (signal?.aborted) throw new InterruptedError();
       return await finish({
