@@ -160,7 +160,7 @@ export async function readAuthorTests(
   if (part.length === 0 || input.patch.trim() === "") return author;
   let changes: Map<string, FileChange>;
   try {
-    changes = await patchedFiles(input.base, input.patch, part, {
+    changes = await patchedFiles(options.base, input.patch, part, {
       scratch: options.scratch,
       signal: options.signal,
     });

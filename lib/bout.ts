@@ -1,0 +1,298 @@
+/**
+ * `Bout`: the whole pipeline as one object — mine, ground truth, race, cross-examine, judge, score,
+ * report — resumable at every stage because every unit of work is saved as it finishes and skipped
+ * when it is already there for the same inputs.
+ *
+ * @example
+ * ```ts
+ * import { Bout, renderMarkdown } from "../main.ts";
+ * const report = await (await Bout.load(".")).run();
+ * console.log(renderMarkdown(report));
+ * ```
+ *
+ * @module
+ */
+
+import { basename } from "node:path";
+import type { AdapterDefinition, CodingAgent } from "../adapters/agent.ts";
+import type { AgentEntry, Config } from "./config.ts";
+import { BugboutError } from "./errors.ts";
+import { examineAll, judgeAll, scoreAll } from "./examine/stages.ts";
+import { mineTasks, readTasks } from "./mine/mod.ts";
+import { computeOracles, readOracles } from "./oracle/mod.ts";
+import { Project } from "./project.ts";
+import { testEnvFor } from "./python/env.ts";
+import { type RaceProgress, race, racersFromConfig, type RaceSummary } from "./race/mod.ts";
+import { loadTaskAttempts } from "./race/attempts.ts";
+import { type Attempt, matrixSchema, type OraclesFile, type Task, type TasksFile } from "./records.ts";
+import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
+import { openSandbox } from "./sandbox/mod.ts";
+import type { Sandbox } from "./sandbox/types.ts";
+import { readJson } from "./store.ts";
+import { slug } from "./hash.ts";
+
+/** The stages of a bout, in order. */
+export const STAGES = ["mine", "oracle", "race", "examine", "judge", "score", "report"] as const;
+/** A stage of a bout. */
+export type Stage = typeof STAGES[number];
+
+/** What a bout tells its caller while it runs. */
+export type BoutEvent =
+  | { kind: "stage-start"; stage: Stage }
+  | { kind: "stage-end"; stage: Stage; summary: string; ms: number }
+  | { kind: "race"; event: RaceProgress }
+  | { kind: "note"; text: string };
+
+/** Options of {@linkcode Bout.run}. */
+export interface BoutRunOptions {
+  /** Only these task ids (later stages still report every task that has results). */
+  tasks?: string[];
+  /** Stop after mining and ground truth. */
+  tasksOnly?: boolean;
+  /** Run no agent: re-examine, re-judge and re-score what is there. */
+  noRace?: boolean;
+  /** Run quota and infrastructure failures again. */
+  retryFailed?: boolean;
+  /** Mine again even when tasks.json is up to date. */
+  refresh?: boolean;
+  /** Ctrl-C: stop starting work, keep everything finished. */
+  signal?: AbortSignal;
+  /** Progress. */
+  onEvent?: (event: BoutEvent) => void;
+}
+
+/** Agents given in code instead of `bugbout.toml`. */
+export interface BoutAgents {
+  /** Contestants: they fix bugs. */
+  contestants?: CodingAgent[];
+  /** Examiners: they write tests only. */
+  examiners?: { agent: CodingAgent; assignment?: "reproduce" | "specify" }[];
+  /** A sandbox to use instead of the one `[run] sandbox` names. */
+  sandbox?: Sandbox;
+}
+
+function entryFor(
+  agent: CodingAgent,
+  role: "contestant" | "examiner",
+  assignment?: "reproduce" | "specify",
+): AgentEntry {
+  const adapter: AdapterDefinition = {
+    type: agent.type,
+    description: `${agent.type} (given in code)`,
+    executable: agent.executable,
+    // deno-lint-ignore no-explicit-any
+    options: { safeParse: (v: unknown) => ({ success: true, data: v }) } as any,
+    create: () => agent,
+  };
+  return {
+    type: agent.type,
+    name: agent.name,
+    model: agent.model,
+    vendor: agent.vendor,
+    quota: agent.quota,
+    options: {},
+    adapter,
+    role,
+    assignment: role === "examiner" ? assignment ?? "reproduce" : undefined,
+  };
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
+}
+
+function counts(values: string[]): string {
+  const map = new Map<string, number>();
+  for (const v of values) map.set(v, (map.get(v) ?? 0) + 1);
+  return [...map].map(([k, n]) => `${n} ${k}`).join(", ");
+}
+
+/** A bout over one project. */
+export class Bout {
+  /** The project under test. */
+  readonly project: Project;
+  #sandbox?: Sandbox;
+
+  /**
+   * A bout over `project`. Agents given here replace the `[[contestants]]` / `[[examiners]]` of
+   * `bugbout.toml` (when given).
+   */
+  constructor(project: Project, agents: BoutAgents = {}) {
+    const config: Config = { ...project.config };
+    if (agents.contestants) {
+      config.contestants = agents.contestants.map((a) => entryFor(a, "contestant"));
+    }
+    if (agents.examiners) {
+      config.examiners = agents.examiners.map((e) => entryFor(e.agent, "examiner", e.assignment));
+    }
+    const names = [...config.contestants, ...config.examiners].map((a) => a.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) throw new BugboutError(`Two agents are named "${twice}"; names must be unique.`);
+    this.project = new Project(config, project.repository, project.home);
+    this.#sandbox = agents.sandbox;
+  }
+
+  /** Load the project whose `bugbout.toml` is at `path` (a directory or the file). */
+  static async load(path = ".", agents: BoutAgents = {}): Promise<Bout> {
+    return new Bout(await Project.load(path), agents);
+  }
+
+  async #sandboxFor(): Promise<Sandbox> {
+    this.#sandbox ??= await openSandbox(this.project.config.run.sandbox);
+    return this.#sandbox;
+  }
+
+  /** Run every stage (or those the options ask for) and return the report. */
+  async run(options: BoutRunOptions = {}): Promise<Report> {
+    const project = this.project;
+    const emit = options.onEvent ?? (() => {});
+    const signal = options.signal;
+    await project.results.ensure();
+    await using _lock = await project.results.lock();
+    const stage = async <T>(name: Stage, work: () => Promise<[T, string]>): Promise<T> => {
+      emit({ kind: "stage-start", stage: name });
+      const started = performance.now();
+      const [value, summary] = await work();
+      emit({ kind: "stage-end", stage: name, summary, ms: performance.now() - started });
+      return value;
+    };
+    const mined = await stage("mine", async () => {
+      const result = await mineTasks(project, { refresh: options.refresh, signal });
+      const f = result.file;
+      const excluded = Object.values(f.counts).reduce((a, b) => a + b, 0);
+      return [
+        result.file,
+        `${f.tasks.length} task(s) from ${f.examined} change(s); ${excluded} left out` +
+        (result.cached ? " (up to date)" : ""),
+      ];
+    });
+    if (mined.statementNote) emit({ kind: "note", text: mined.statementNote });
+    const selected = this.#select(mined, options.tasks);
+    const sandbox = await this.#sandboxFor();
+    const env = await testEnvFor(project, signal);
+    const oracles = await stage("oracle", async () => {
+      const file = await computeOracles(project, selected, {
+        signal,
+        sandbox,
+        env,
+        only: options.tasks,
+      });
+      const statuses = selected.map((t) => file.oracles[t.id]?.status ?? "missing");
+      return [file, counts(statuses) || "no tasks"];
+    });
+    if (options.tasksOnly) return await this.#report(emit, stage, mined, oracles);
+    if (!options.noRace) {
+      await stage("race", async () => {
+        const summary: RaceSummary = await race(project, selected, oracles, racersFromConfig(project), {
+          sandbox,
+          env,
+          signal,
+          retryFailed: options.retryFailed,
+          onProgress: (event) => emit({ kind: "race", event }),
+        });
+        for (const failure of summary.failures) emit({ kind: "note", text: failure });
+        return [
+          summary,
+          `${summary.ran} attempt(s) ran, ${summary.skipped} already done` +
+          (summary.ran ? `: ${counts(Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k)))}` : ""),
+        ];
+      });
+    }
+    await stage("examine", async () => {
+      const result = await examineAll(project, selected, oracles, { signal, sandbox, env });
+      return [result, result.summary];
+    });
+    await stage("judge", async () => {
+      const result = await judgeAll(project, mined.tasks);
+      return [result, result.summary];
+    });
+    await stage("score", async () => {
+      const result = await scoreAll(project, selected, oracles, { signal, sandbox, env });
+      return [result, result.summary];
+    });
+    return await this.#report(emit, stage, mined, oracles);
+  }
+
+  #select(file: TasksFile, only?: string[]): Task[] {
+    if (!only?.length) return file.tasks;
+    const known = new Set(file.tasks.map((t) => t.id));
+    const unknown = only.filter((id) => !known.has(id));
+    if (unknown.length) {
+      throw new BugboutError(`No task ${unknown.join(", ")} in tasks.json.`, {
+        hint: `Known tasks: ${[...known].join(", ") || "none"}. Run \`bugbout tasks\` to list them.`,
+      });
+    }
+    return file.tasks.filter((t) => only.includes(t.id));
+  }
+
+  async #report(
+    emit: (e: BoutEvent) => void,
+    stage: <T>(name: Stage, work: () => Promise<[T, string]>) => Promise<T>,
+    tasks: TasksFile,
+    oracles: OraclesFile,
+  ): Promise<Report> {
+    return await stage("report", async () => {
+      const report = await this.#build(tasks, oracles);
+      const results = this.project.results;
+      await results.write("report.json", JSON.parse(renderJson(report)));
+      await Deno.writeTextFile(results.file("report.md"), renderMarkdown(report));
+      await Deno.writeTextFile(results.file("report.html"), renderHtml(report));
+      void emit;
+      return [report, `wrote ${results.display("report.md")}, report.json, report.html`];
+    });
+  }
+
+  /** Build the report from what `.bugbout/` holds now, running nothing. */
+  async report(): Promise<Report> {
+    const tasks = await readTasks(this.project);
+    const oracles = await readOracles(this.project) ??
+      { version: 1, kind: "oracles", oracles: {} } as OraclesFile;
+    return await this.#build(tasks, oracles);
+  }
+
+  async #build(tasks: TasksFile, oracles: OraclesFile): Promise<Report> {
+    const project = this.project;
+    const attempts: Attempt[] = [];
+    const matrices = [];
+    for (const task of tasks.tasks) {
+      attempts.push(...(await loadTaskAttempts(project.results, task.id)).values());
+      const matrix = await readJson(
+        project.results.file("matrices", `${slug(task.id)}.json`),
+        matrixSchema,
+        "cross-examination matrices",
+      );
+      if (matrix) matrices.push(matrix);
+    }
+    const { readVerdicts, readResolutions } = await import("./examine/stages.ts");
+    const verdicts = await readVerdicts(project);
+    const resolutions = await readResolutions(project);
+    const agents = [...project.config.contestants, ...project.config.examiners].map((a) => ({
+      name: a.name,
+      type: a.type,
+      model: a.model,
+      vendor: a.vendor,
+      role: a.role,
+    }));
+    const sandbox = project.config.run.sandbox === "none"
+      ? "none"
+      : (this.#sandbox?.kind ?? (Deno.build.os === "darwin" ? "seatbelt" : "bubblewrap"));
+    return buildReport({
+      project: {
+        name: basename(project.repository).replace(/\.git$/, "").replace(/-[0-9a-f]{16}$/, ""),
+        repository: project.config.project.remote ? project.config.project.repository : project.repository,
+        policy: project.config.judge.policy,
+        sandbox,
+      },
+      tasks,
+      oracles,
+      attempts,
+      matrices,
+      verdicts,
+      resolutions,
+      agents,
+      generatedAt: new Date().toISOString(),
+    });
+  }
+}
+
+export { racersFromConfig };
