@@ -22,9 +22,15 @@ import { mineTasks, readTasks } from "./mine/mod.ts";
 import { computeOracles, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
 import { testEnvFor } from "./python/env.ts";
-import { type RaceProgress, race, racersFromConfig, type RaceSummary } from "./race/mod.ts";
+import { race, type RaceProgress, racersFromConfig, type RaceSummary } from "./race/mod.ts";
 import { loadTaskAttempts } from "./race/attempts.ts";
-import { type Attempt, matrixSchema, type OraclesFile, type Task, type TasksFile } from "./records.ts";
+import {
+  type Attempt,
+  matrixSchema,
+  type OraclesFile,
+  type Task,
+  type TasksFile,
+} from "./records.ts";
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
@@ -183,18 +189,26 @@ export class Bout {
     if (options.tasksOnly) return await this.#report(emit, stage, mined, oracles);
     if (!options.noRace) {
       await stage("race", async () => {
-        const summary: RaceSummary = await race(project, selected, oracles, racersFromConfig(project), {
-          sandbox,
-          env,
-          signal,
-          retryFailed: options.retryFailed,
-          onProgress: (event) => emit({ kind: "race", event }),
-        });
+        const summary: RaceSummary = await race(
+          project,
+          selected,
+          oracles,
+          racersFromConfig(project),
+          {
+            sandbox,
+            env,
+            signal,
+            retryFailed: options.retryFailed,
+            onProgress: (event) => emit({ kind: "race", event }),
+          },
+        );
         for (const failure of summary.failures) emit({ kind: "note", text: failure });
         return [
           summary,
           `${summary.ran} attempt(s) ran, ${summary.skipped} already done` +
-          (summary.ran ? `: ${counts(Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k)))}` : ""),
+          (summary.ran
+            ? `: ${counts(Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k)))}`
+            : ""),
         ];
       });
     }
@@ -219,7 +233,9 @@ export class Bout {
     const unknown = only.filter((id) => !known.has(id));
     if (unknown.length) {
       throw new BugboutError(`No task ${unknown.join(", ")} in tasks.json.`, {
-        hint: `Known tasks: ${[...known].join(", ") || "none"}. Run \`bugbout tasks\` to list them.`,
+        hint: `Known tasks: ${
+          [...known].join(", ") || "none"
+        }. Run \`bugbout tasks\` to list them.`,
       });
     }
     return file.tasks.filter((t) => only.includes(t.id));
@@ -279,7 +295,9 @@ export class Bout {
     return buildReport({
       project: {
         name: basename(project.repository).replace(/\.git$/, "").replace(/-[0-9a-f]{16}$/, ""),
-        repository: project.config.project.remote ? project.config.project.repository : project.repository,
+        repository: project.config.project.remote
+          ? project.config.project.repository
+          : project.repository,
         policy: project.config.judge.policy,
         sandbox,
       },

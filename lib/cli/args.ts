@@ -8,7 +8,13 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors.ts";
 import { closest } from "../suggest.ts";
-import { type CommandName, COMMANDS, type CommandSpec, GLOBAL_FLAGS, RENAMED_FLAGS } from "./commands.ts";
+import {
+  type CommandName,
+  COMMANDS,
+  type CommandSpec,
+  GLOBAL_FLAGS,
+  RENAMED_FLAGS,
+} from "./commands.ts";
 
 /** Parsed flag values by name. */
 export type Flags = Record<string, string | boolean | string[] | undefined>;
@@ -59,9 +65,12 @@ export function parseInvocation(argv: readonly string[]): Invocation {
   const positionals = parsed.positionals;
   const allowed = spec.positionals?.length ?? 0;
   if (positionals.length > allowed) {
-    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])} for ${command}`, {
-      hint: `Run \`bugbout ${command} --help\` for usage.`,
-    });
+    throw new UsageError(
+      `unexpected argument ${JSON.stringify(positionals[allowed])} for ${command}`,
+      {
+        hint: `Run \`bugbout ${command} --help\` for usage.`,
+      },
+    );
   }
   if (parsed.values.help) return { kind: "help", command };
   return { kind: "command", command, flags: parsed.values as Flags, positionals };

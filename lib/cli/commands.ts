@@ -116,8 +116,18 @@ export const COMMANDS = {
     description:
       "Renders the report from .bugbout/ without running anything. Default: the terminal table.",
     flags: {
-      format: { type: "string", short: "f", value: "FORMAT", help: "terminal, markdown, json or html" },
-      output: { type: "string", short: "o", value: "FILE", help: "write to FILE instead of stdout" },
+      format: {
+        type: "string",
+        short: "f",
+        value: "FORMAT",
+        help: "terminal, markdown, json or html",
+      },
+      output: {
+        type: "string",
+        short: "o",
+        value: "FILE",
+        help: "write to FILE instead of stdout",
+      },
     },
   },
   evidence: {

@@ -17,7 +17,7 @@ async function sandboxCheck(setting: "auto" | "bubblewrap" | "seatbelt" | "none"
       name: "sandbox",
       status: "warn",
       detail: `sandbox = "none": agents and tests run unconfined and could read the fix`,
-      fix: "Remove `sandbox = \"none\"` from [run] to confine them (bubblewrap on Linux).",
+      fix: 'Remove `sandbox = "none"` from [run] to confine them (bubblewrap on Linux).',
     };
   }
   return {
@@ -43,7 +43,9 @@ export async function doctor({ flags, io }: CommandContext): Promise<number> {
       ? p.warn("!")
       : p.bad("✗");
     io.out(`${mark} ${check.name.padEnd(width)}  ${check.detail}`);
-    if (check.fix && check.status !== "ok") io.out(`  ${" ".repeat(width)}  ${p.dim("→")} ${check.fix}`);
+    if (check.fix && check.status !== "ok") {
+      io.out(`  ${" ".repeat(width)}  ${p.dim("→")} ${check.fix}`);
+    }
   }
   io.out(
     report.ok

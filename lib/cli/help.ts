@@ -4,7 +4,13 @@
  * @module
  */
 
-import { type CommandName, COMMANDS, type CommandSpec, type FlagSpec, GLOBAL_FLAGS } from "./commands.ts";
+import {
+  type CommandName,
+  COMMANDS,
+  type CommandSpec,
+  type FlagSpec,
+  GLOBAL_FLAGS,
+} from "./commands.ts";
 
 function flagLines(flags: Record<string, FlagSpec>): string[] {
   const rows = Object.entries(flags).map(([name, f]) => {

@@ -12,6 +12,8 @@ export interface Io {
   out(text: string): void;
   /** Write a line (or lines) to standard error. */
   err(text: string): void;
+  /** Write to standard error as is (no newline): for redrawing progress lines on a terminal. */
+  errRaw?(text: string): void;
   /** Colour is allowed: a TTY, no NO_COLOR, no --no-color. */
   color: boolean;
   /** Standard error is a terminal (live progress lines may be redrawn). */
@@ -25,6 +27,7 @@ export function processIo(options: { noColor?: boolean } = {}): Io {
   return {
     out: (text) => Deno.stdout.writeSync(encoder.encode(text + "\n")),
     err: (text) => Deno.stderr.writeSync(encoder.encode(text + "\n")),
+    errRaw: (text) => Deno.stderr.writeSync(encoder.encode(text)),
     color: !noColor && Deno.stdout.isTerminal(),
     interactive: Deno.stderr.isTerminal(),
   };

@@ -56,6 +56,9 @@ def main():
                 f.write(step["content"])
         elif "replace" in step:
             path = step["replace"]
+            if not os.path.exists(path):
+                print(f"{path} does not exist here; skipping that edit", file=sys.stderr)
+                continue
             text = open(path).read()
             if step["old"] not in text:
                 print(f"could not find the text to replace in {path}", file=sys.stderr)

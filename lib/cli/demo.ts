@@ -1,0 +1,41 @@
+/**
+ * `bugbout demo` for the terminal.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { runDemo } from "../demo/mod.ts";
+import { renderTerminal } from "../report/mod.ts";
+import { palette } from "./io.ts";
+import type { CommandContext } from "./main.ts";
+import { progressPrinter } from "./progress.ts";
+
+/** Run the demo bout and print its report. */
+export async function demo({ flags, io, signal }: CommandContext): Promise<number> {
+  const p = palette(io.color);
+  const dir = typeof flags.dir === "string"
+    ? resolve(flags.dir)
+    : await Deno.makeTempDir({ prefix: "bugbout-demo-" });
+  io.err(p.bold("bugbout demo"));
+  io.err(
+    "A bout on textkit, a small Python project with five bugs fixed in its history.\n" +
+      "The agents are " + p.warn("scripted stand-ins, not models") +
+      ": scripted-careful fixes properly, scripted-sloppy\n" +
+      "ships wrong fixes with tests that prove nothing, scripted-tester writes good tests but weak\n" +
+      "fixes, scripted-cheat games the tests; scripted-examiner only writes tests. Issue texts come\n" +
+      "from a stand-in for GitHub on 127.0.0.1.\n",
+  );
+  const progress = progressPrinter(io);
+  try {
+    const result = await runDemo(dir, { onEvent: progress.onEvent, signal });
+    progress.stop();
+    io.out(renderTerminal(result.report, { color: io.color }));
+    io.out("");
+    io.out(`HTML report: ${result.html}`);
+    io.out(`The demo project and its .bugbout/ results: ${result.repository}`);
+    return 0;
+  } finally {
+    progress.stop();
+  }
+}

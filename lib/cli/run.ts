@@ -1,0 +1,40 @@
+/**
+ * `bugbout run` for the terminal.
+ *
+ * @module
+ */
+
+import { Bout } from "../bout.ts";
+import { InterruptedError } from "../errors.ts";
+import { renderTerminal } from "../report/mod.ts";
+import { palette } from "./io.ts";
+import type { CommandContext } from "./main.ts";
+import { progressPrinter } from "./progress.ts";
+
+/** Run a bout and print its report. */
+export async function run({ flags, io, signal }: CommandContext): Promise<number> {
+  const bout = await Bout.load(typeof flags.config === "string" ? flags.config : ".");
+  const progress = progressPrinter(io);
+  const p = palette(io.color);
+  try {
+    const report = await bout.run({
+      tasks: flags.task as string[] | undefined,
+      tasksOnly: flags["tasks-only"] === true,
+      noRace: flags["no-race"] === true,
+      retryFailed: flags["retry-failed"] === true,
+      signal,
+      onEvent: progress.onEvent,
+    });
+    progress.stop();
+    if (flags["tasks-only"] !== true) io.out(renderTerminal(report, { color: io.color }));
+    io.out(p.dim(`Full report: ${bout.project.results.display("report.html")} (also .md, .json)`));
+    return 0;
+  } catch (error) {
+    progress.stop();
+    if (error instanceof InterruptedError || signal.aborted) {
+      io.err(p.warn("Stopped. Everything that had finished is saved; run again to carry on."));
+      return 130;
+    }
+    throw error;
+  }
+}
