@@ -69,9 +69,14 @@ export async function treeRules(tree: string): Promise<PytestRules> {
  */
 export async function boutAuthors(
   project: Project,
-  task: Task,
   attempts: readonly BoutAttempt[],
-  options: { base: string; python: string; rules: PytestRules; scratch: string; signal?: AbortSignal },
+  options: {
+    base: string;
+    python: string;
+    rules: PytestRules;
+    scratch: string;
+    signal?: AbortSignal;
+  },
 ): Promise<AuthorTests[]> {
   const dirs = authorDirs(boutAgents(project).map((a) => a.name));
   const authors: AuthorTests[] = [];

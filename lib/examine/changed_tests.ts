@@ -145,7 +145,9 @@ export async function changedTests(
   });
   if (result.code !== 0) {
     throw new BugboutError(
-      `Cannot compare test modules with ${python}: ${result.stderr.trim().split("\n").slice(-5).join("\n")}`,
+      `Cannot compare test modules with ${python}: ${
+        result.stderr.trim().split("\n").slice(-5).join("\n")
+      }`,
     );
   }
   const answers = JSON.parse(result.stdout) as ChangedTests[];

@@ -56,7 +56,10 @@ export function authorGroup(
   for (const module of modules) {
     const physical = layout.mode === "beside" ? siblingPath(module.path, layout.dir) : module.path;
     byTarget.set(physical, module);
-    rename.set(physical, layout.mode === "as-is" ? module.path : siblingPath(module.path, layout.dir));
+    rename.set(
+      physical,
+      layout.mode === "as-is" ? module.path : siblingPath(module.path, layout.dir),
+    );
   }
   return {
     owner,

@@ -35,8 +35,8 @@ import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   attemptsFingerprint,
-  type BoutAttempt,
   boutAgents,
+  type BoutAttempt,
   boutAttempts,
   boutAuthors,
   sessionSettings,
@@ -47,7 +47,7 @@ import {
 } from "./bout.ts";
 import { assembleCells, type Owner, type TreeResult } from "./cells.ts";
 import { REPOSITORY } from "./install.ts";
-import { type GroupResult, prepareTree, type PreparedTree, runPrepared } from "./sessions.ts";
+import { type GroupResult, type PreparedTree, prepareTree, runPrepared } from "./sessions.ts";
 import { Slots } from "./slots.ts";
 import { applySourceChanges, hasCandidate } from "./trees.ts";
 
@@ -161,7 +161,7 @@ export async function examineTask(
     const base = await cachedTree(project.repository, task.parent, { home: project.home, signal });
     const rules = await treeRules(base);
     const paths = taskPathRules(project, task);
-    const authors = await boutAuthors(project, task, attempts, {
+    const authors = await boutAuthors(project, attempts, {
       base,
       python: context.env.python,
       rules,
@@ -232,6 +232,7 @@ export async function examineTask(
     if (signal?.aborted) throw new InterruptedError();
     for (const s of settled) if (s.status === "rejected") throw s.reason;
     const results = [...await baseRuns, ...await patchRuns];
+    const order = new Map(results.map((r, i) => [r.tree.id, i]));
     const owners: Owner[] = [
       ...authors.map((a) => ({ name: a.agent, role: a.role })),
       { name: REPOSITORY, role: "repository" as const },
@@ -243,7 +244,7 @@ export async function examineTask(
       inputsKey: matrixInputsKey(project, task, attempts, context.env),
       trees: results.map((r) => r.tree),
       ...assembleCells(owners, results),
-      runs: runs.sort((a, b) => a.tree.localeCompare(b.tree) || a.index - b.index),
+      runs: runs.sort((a, b) => order.get(a.tree)! - order.get(b.tree)! || a.index - b.index),
     };
   } finally {
     await removeTree(work).catch(() => {});

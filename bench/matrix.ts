@@ -1,0 +1,170 @@
+/**
+ * Cross-examination against the per-cell approach.
+ *
+ * bugbout: `examineTask()` on a scripted bout with 5 agents (the demo project's chunk fix; the
+ * contestants fixer, wrong, tester and marker and one examiner): one pytest session per tree — B
+ * twice, then each candidate — with every author's tests and the repository's suite in it.
+ * Per cell: the same trees, prepared the same way, and one pytest session per matrix cell (every
+ * test row, agents' and the repository's, on every tree). Both count the sessions the sandbox
+ * actually started, run up to `--jobs` sessions at a time, and time everything from building the
+ * trees on. Prints both, the ratios, and how many cells the two approaches agree on.
+ *
+ * Usage: `deno run -A bench/matrix.ts [--rounds 1] [--jobs 2]`
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { checkout, removeTree } from "../lib/checkout.ts";
+import { boutAttempts, examineTask } from "../lib/examine/mod.ts";
+import { boutAuthors, treeRules } from "../lib/examine/bout.ts";
+import { lookupOutcome } from "../lib/examine/cells.ts";
+import { prepareTree, runGroups, type SessionSettings } from "../lib/examine/sessions.ts";
+import { Slots } from "../lib/examine/slots.ts";
+import { applySourceChanges, hasCandidate } from "../lib/examine/trees.ts";
+import { cachedTree } from "../lib/checkout.ts";
+import type { Matrix, Outcome } from "../lib/records.ts";
+import type { Confinement, Sandbox } from "../lib/sandbox/types.ts";
+import { buildBout, saveAll, SCRIPTS } from "../tests/examine/_bout.ts";
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "1" }, jobs: { type: "string", default: "2" } },
+});
+const ROUNDS = Number(values.rounds);
+const JOBS = Number(values.jobs);
+const AGENTS = ["fixer", "wrong", "tester", "marker", "examiner"];
+
+/** The real sandbox, counting the commands it starts. */
+class CountingSandbox implements Sandbox {
+  readonly kind;
+  sessions = 0;
+  #inner: Sandbox;
+  constructor(inner: Sandbox) {
+    this.#inner = inner;
+    this.kind = inner.kind;
+  }
+  run(argv: string[], confinement: Confinement) {
+    this.sessions++;
+    return this.#inner.run(argv, confinement);
+  }
+}
+
+const root = await Deno.makeTempDir({ prefix: "bugbout-bench-matrix-" });
+try {
+  const scripts = SCRIPTS.filter((s) => AGENTS.includes(s.agent));
+  const bout = await buildBout(root, { scripts, settings: `\n[judge]\nrun-suite = true\n` });
+  await saveAll(bout, scripts);
+  const { project, task, env } = bout;
+  const attempts = await boutAttempts(project, task.id);
+
+  const ours: { ms: number; sessions: number; matrix: Matrix }[] = [];
+  const perCell: { ms: number; sessions: number; agree: number; cells: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const counting = new CountingSandbox(bout.sandbox);
+    let started = performance.now();
+    const matrix = await examineTask(project, task, attempts, {
+      sandbox: counting,
+      env,
+      slots: new Slots(JOBS),
+    });
+    ours.push({ ms: performance.now() - started, sessions: counting.sessions, matrix });
+
+    const cellSandbox = new CountingSandbox(bout.sandbox);
+    started = performance.now();
+    const work = join(root, `cells-${round}`);
+    try {
+      const base = await cachedTree(project.repository, task.parent, { home: project.home });
+      const authors = await boutAuthors(project, attempts, {
+        base,
+        python: env.python,
+        rules: await treeRules(base),
+        scratch: join(work, "scratch"),
+      });
+      const settings: SessionSettings = {
+        sandbox: cellSandbox,
+        env,
+        pythonPath: task.pythonPath,
+        pytestArgs: [],
+        extraEnv: {},
+        timeoutMs: 120_000,
+        memoryMb: 2048,
+        deny: [project.repository, project.home, project.results.path],
+        scratch: join(work, "runs"),
+        slots: new Slots(JOBS),
+      };
+      const rules = { packageDir: task.packageDir, testsDir: project.config.project.tests };
+      const dirs = new Map<string, string>();
+      const baseDir = await checkout(project.repository, task.parent, join(work, "B"), {
+        home: project.home,
+      });
+      await prepareTree(baseDir, authors);
+      for (const tree of matrix.trees) {
+        if (tree.kind === "base") {
+          dirs.set(tree.id, baseDir);
+          continue;
+        }
+        const found = attempts.find((a) => a.attempt.agent === tree.agent)!;
+        if (!hasCandidate(found.attempt, rules)) continue;
+        const dir = await checkout(project.repository, task.parent, join(work, tree.id), {
+          home: project.home,
+        });
+        await applySourceChanges(dir, found.attempt, found.patches, rules);
+        await prepareTree(dir, authors);
+        dirs.set(tree.id, dir);
+      }
+      let agree = 0, cells = 0;
+      const byTree = await Promise.all(matrix.trees.map(async (tree) => {
+        const outcomes: [string, Outcome][] = [];
+        // The B repeats share one tree, so their cells run one after another, like bugbout's.
+        for (const test of matrix.tests) {
+          const cell = { owner: "cell", targets: [test.id], idOf: (id: string) => id };
+          const [result] = await runGroups(dirs.get(tree.id)!, [cell], settings, () => {});
+          outcomes.push([test.id, lookupOutcome(result.outcomes, test.id)]);
+        }
+        return { tree, outcomes };
+      }));
+      for (const { tree, outcomes } of byTree) {
+        for (const [id, outcome] of outcomes) {
+          cells++;
+          if (matrix.cells[id][tree.id] === outcome) agree++;
+        }
+      }
+      perCell.push({
+        ms: performance.now() - started,
+        sessions: cellSandbox.sessions,
+        agree,
+        cells,
+      });
+    } finally {
+      await removeTree(work);
+    }
+  }
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const matrix = ours[0].matrix;
+  const bases = matrix.trees.filter((t) => t.kind === "base").length;
+  const line = (label: string, sessions: number, ms: number) =>
+    `${label.padEnd(36)} ${String(sessions).padStart(4)} pytest sessions  ${
+      (ms / 1000).toFixed(2).padStart(7)
+    } s`;
+  const oursMs = median(ours.map((o) => o.ms));
+  const cellMs = median(perCell.map((p) => p.ms));
+  console.log(
+    `matrix bench: ${task.id} of the demo project, ${AGENTS.length} agents, ${matrix.trees.length} trees ` +
+      `(${bases} runs of B, ${
+        matrix.trees.length - bases
+      } candidates), ${matrix.tests.length} test rows ` +
+      `(${matrix.tests.filter((t) => t.authorRole !== "repository").length} by agents), ` +
+      `jobs ${JOBS}, median of ${ROUNDS} round(s)`,
+  );
+  console.log(line("bugbout (one session per tree):", ours[0].sessions, oursMs));
+  console.log(line("per cell (one session per cell):", perCell[0].sessions, cellMs));
+  console.log(
+    `ratio: ${(perCell[0].sessions / ours[0].sessions).toFixed(1)}x fewer sessions, ` +
+      `${(cellMs / oursMs).toFixed(1)}x less wall time`,
+  );
+  console.log(`cells on which both approaches agree: ${perCell[0].agree}/${perCell[0].cells}`);
+} finally {
+  await Deno.remove(root, { recursive: true }).catch(() => {});
+}

@@ -1,0 +1,87 @@
+/**
+ * Evidence roles (BSG-VA) of the tests agents wrote: each test is replayed on B (the matrix's B
+ * repeats), on the agent's own candidate S (the matrix's column of its patch) and on the gold fix
+ * G (run here, once per `[tasks] reruns`, after the judge has ruled). Its B and G outcomes give
+ * its role (`evidence_roles.ts`); B and S give the attempt's evidence-inadequate closure.
+ *
+ * `replayOnGold` requires what cross-examination requires; `evidenceOf` is pure.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { checkout } from "../checkout.ts";
+import { evidenceTest, inadequateClosure } from "../evidence_roles.ts";
+import type { AuthorTests } from "../examine/authors.ts";
+import { lookupOutcome } from "../examine/cells.ts";
+import {
+  type GroupResult,
+  type OnSession,
+  prepareTree,
+  runPrepared,
+  type SessionSettings,
+} from "../examine/sessions.ts";
+import type { Project } from "../project.ts";
+import type { Matrix, Outcome, Resolution, Task } from "../records.ts";
+
+/** Every author's tests on G, once per rerun: one list of group results per run. */
+export type GoldRuns = GroupResult[][];
+
+/**
+ * Check out G under `work`, install every author's tests as cross-examination does, and run them
+ * `[tasks] reruns` times on the same tree (the repository's suite is not run).
+ */
+export async function replayOnGold(
+  project: Project,
+  task: Task,
+  authors: readonly AuthorTests[],
+  options: { work: string; settings: SessionSettings; onSession: (index: number) => OnSession },
+): Promise<GoldRuns> {
+  const signal = options.settings.signal;
+  const dir = await checkout(project.repository, task.commit, join(options.work, "G"), {
+    home: project.home,
+    signal,
+  });
+  const prepared = await prepareTree(dir, authors, signal);
+  const runs: GoldRuns = [];
+  for (let i = 0; i < project.config.tasks.reruns; i++) {
+    runs.push(await runPrepared(prepared, null, options.settings, options.onSession(i)));
+  }
+  return runs;
+}
+
+function goldOutcome(run: readonly GroupResult[], owner: string, id: string): Outcome {
+  const group = run.find((g) => g.owner === owner);
+  if (!group || group.status === "infra-error") return "not-run";
+  return lookupOutcome(group.outcomes, id);
+}
+
+/**
+ * Each agent's evidence: every test of its in the matrix, replayed on B, S and G, with its role,
+ * and whether the attempt closed on inadequate evidence (null without a candidate of its own).
+ */
+export function evidenceOf(
+  matrix: Matrix,
+  gold: GoldRuns,
+  agents: readonly string[],
+): Resolution["evidence"] {
+  const bases = matrix.trees.filter((t) => t.kind === "base" && t.status === "ok");
+  const evidence: Resolution["evidence"] = {};
+  for (const agent of agents) {
+    const own = matrix.trees.find((t) => t.kind === "patch" && (t.agent ?? t.id) === agent);
+    const tests = matrix.tests.filter((t) => t.author === agent).map((test) => {
+      const row = matrix.cells[test.id] ?? {};
+      return {
+        id: test.id,
+        B: bases.map((t) => row[t.id] ?? "not-run"),
+        S: own ? row[own.id] ?? "not-run" : "not-run",
+        G: gold.map((run) => goldOutcome(run, agent, test.id)),
+      };
+    });
+    evidence[agent] = {
+      tests: tests.map((t) => evidenceTest(t.id, t)),
+      inadequateClosure: inadequateClosure({ patch: own !== undefined, tests }),
+    };
+  }
+  return evidence;
+}

@@ -1,0 +1,134 @@
+/**
+ * What scoring refuses to apply from a patch, and the tricks it notices. Only source changes are
+ * applied; everything else is listed in `ignored` with the reason. Flagged:
+ *
+ * - `conftest.py`, `pytest.ini`, the pytest section of `tox.ini` / `setup.cfg` / `pyproject.toml`,
+ *   `sitecustomize.py` / `usercustomize.py`, `.pth` files and pytest plugins (`pytest_*.py`),
+ *   added, edited or deleted, wherever they are: they change how tests run or what Python imports;
+ * - skip and xfail markers added to a test module that exists on B (the maintainers' tests);
+ * - a source change that imports pytest (code under test has no business reaching the runner).
+ *
+ * Pure; no permissions needed.
+ *
+ * @module
+ */
+
+import { parse as parseToml } from "smol-toml";
+import { canonicalJson } from "../hash.ts";
+import { parseIni } from "../mine/pytest_rules.ts";
+import { classifyPath, type PathRules } from "../race/classify.ts";
+import type { PatchFile } from "../records.ts";
+import { type FileChange, stateText } from "../examine/patched.ts";
+
+/** A file of a patch that scoring does not apply, and why. */
+export interface IgnoredFile {
+  /** The path. */
+  path: string;
+  /** Why it is not applied. */
+  reason: string;
+}
+
+/** What scoring makes of a patch's files. */
+export interface PatchReview {
+  /** Tricks noticed, one line each. */
+  flags: string[];
+  /** Files not applied, and why. */
+  ignored: IgnoredFile[];
+}
+
+const MARKERS =
+  /pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\(|unittest\.skip\w*|@(?:skip|skipIf|skipUnless|expectedFailure|xfail)\b/g;
+const PYTEST_IMPORT = /^\s*(?:import\s+_?pytest\b|from\s+_?pytest\b)|__import__\(\s*["']_?pytest/gm;
+
+function count(text: string | undefined, pattern: RegExp): number {
+  return text === undefined ? 0 : [...text.matchAll(pattern)].length;
+}
+
+function verb(change: FileChange): string {
+  if (change.before.kind === "absent") return "adds";
+  if (change.after.kind === "absent") return "deletes";
+  return "edits";
+}
+
+/** The pytest settings a configuration file holds, as comparable text (undefined: none). */
+export function pytestSection(name: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (name === "pyproject.toml") {
+    try {
+      const data = parseToml(text) as { tool?: { pytest?: unknown } };
+      return data.tool?.pytest === undefined ? undefined : canonicalJson(data.tool.pytest);
+    } catch {
+      return `unparsable:${text}`;
+    }
+  }
+  const section = parseIni(text).get(name === "setup.cfg" ? "tool:pytest" : "pytest");
+  return section ? canonicalJson(Object.fromEntries(section)) : undefined;
+}
+
+function configFlag(path: string, change: FileChange): string | undefined {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const how = verb(change);
+  if (name === "conftest.py") return `${how} ${path} (a conftest.py)`;
+  if (name === "pytest.ini" || name === ".pytest.ini") {
+    return `${how} ${path} (pytest configuration)`;
+  }
+  if (name === "tox.ini" || name === "setup.cfg" || name === "pyproject.toml") {
+    const before = pytestSection(name, stateText(change.before));
+    const after = pytestSection(name, stateText(change.after));
+    return before === after ? undefined : `edits the pytest settings in ${path}`;
+  }
+  if (name === "sitecustomize.py" || name === "usercustomize.py") {
+    return `${how} ${path} (an import hook)`;
+  }
+  if (name.endsWith(".pth")) return `${how} ${path} (a .pth file)`;
+  if (/^pytest_.*\.py$/.test(name)) return `${how} ${path} (a pytest plugin)`;
+  return undefined;
+}
+
+const REASONS = {
+  config: "pytest configuration or an import hook: never applied when scoring",
+  test: "a test change: scoring runs the maintainers' tests",
+  other: "outside the package: only source changes are applied",
+} as const;
+
+/**
+ * Review a patch's files (`changes` holds each path before and after, from `patchedFiles`). Paths
+ * are classified again with today's rules.
+ */
+export function reviewPatch(
+  files: readonly PatchFile[],
+  changes: ReadonlyMap<string, FileChange>,
+  rules: PathRules,
+): PatchReview {
+  const flags: string[] = [];
+  const ignored: IgnoredFile[] = [];
+  const absent = { before: { kind: "absent" }, after: { kind: "absent" } } as const;
+  for (const file of files) {
+    const paths = file.oldPath && file.oldPath !== file.path
+      ? [file.oldPath, file.path]
+      : [file.path];
+    for (const path of paths) {
+      const kind = classifyPath(path, rules);
+      const change = changes.get(path) ?? absent;
+      if (kind === "source") {
+        if (
+          count(stateText(change.after), PYTEST_IMPORT) >
+            count(stateText(change.before), PYTEST_IMPORT)
+        ) {
+          flags.push(`imports pytest from the source: ${path}`);
+        }
+        continue;
+      }
+      ignored.push({ path, reason: REASONS[kind] });
+      if (kind === "config") {
+        const flag = configFlag(path, change);
+        if (flag) flags.push(flag);
+      } else if (kind === "test" && change.before.kind === "file") {
+        if (count(stateText(change.after), MARKERS) > count(stateText(change.before), MARKERS)) {
+          flags.push(`adds skip/xfail markers to the repository's tests in ${path}`);
+        }
+      }
+    }
+  }
+  return { flags: [...new Set(flags)], ignored };
+}

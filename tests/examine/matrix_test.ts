@@ -1,0 +1,198 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { examineAll, type ExamineProgress, readMatrix } from "../../lib/examine/mod.ts";
+import { judgeAll, readVerdicts } from "../../lib/score/mod.ts";
+import type { Matrix, Outcome } from "../../lib/records.ts";
+import { tempDir } from "../python/_shared.ts";
+import { buildBout, saveAll, type Script } from "./_bout.ts";
+
+const LETTERS: Record<string, Outcome> = {
+  P: "passed",
+  F: "failed",
+  E: "error",
+  S: "skipped",
+  X: "xfailed",
+  ".": "not-run",
+};
+
+/** A matrix's rows as `[test, author, one letter per tree]`, for tables written by hand. */
+function rows(matrix: Matrix): [string, string, string][] {
+  const letter = (o: Outcome) => Object.entries(LETTERS).find(([, v]) => v === o)![0];
+  return matrix.tests.map((t) => [
+    t.id,
+    t.author,
+    matrix.trees.map((tree) => letter(matrix.cells[t.id][tree.id])).join(""),
+  ]);
+}
+
+Deno.test("examineAll() runs every author's tests on B and on every candidate, one session per tree", async () => {
+  await using dir = await tempDir();
+  const bout = await buildBout(dir.path);
+  await saveAll(bout);
+  const events: ExamineProgress[] = [];
+  const [matrix] = await examineAll(bout.project, [bout.task], {
+    env: bout.env,
+    sandbox: bout.sandbox,
+    onProgress: (e) => events.push(e),
+  });
+
+  // B twice ([tasks] reruns), then one tree per contestant with a source change: tester wrote
+  // tests only and noop changed nothing, so neither is a candidate.
+  deepEqual(matrix.trees, [
+    { id: "B", kind: "base", status: "ok" },
+    { id: "B#2", kind: "base", status: "ok" },
+    { id: "fixer", kind: "patch", agent: "fixer", status: "ok" },
+    { id: "wrong", kind: "patch", agent: "wrong", status: "ok" },
+    { id: "cheater", kind: "patch", agent: "cheater", status: "ok" },
+    { id: "marker", kind: "patch", agent: "marker", status: "ok" },
+    { id: "printer", kind: "patch", agent: "printer", status: "ok" },
+  ]);
+  // Trees:            B, B#2, fixer, wrong, cheater, marker, printer.
+  // chunk() on them:  n//s, n//s, ceil, +1 if remainder >= 2, n//s, n//s + 1, n//s.
+  deepEqual(rows(matrix), [
+    ["tests/_bugbout_fixer/test_chunk_fix.py::test_keeps_remainder", "fixer", "FFPFFPF"],
+    ["tests/_bugbout_fixer/test_chunk_fix.py::test_exact_multiple", "fixer", "PPPPPFP"],
+    // wrong appended to an existing module: only its new function is its test.
+    ["tests/_bugbout_wrong/test_lists.py::test_chunk_remainder_of_two", "wrong", "FFPPFPF"],
+    ["tests/_bugbout_tester/test_chunk_tester.py::test_partial_tail", "tester", "FFPFFPF"],
+    // cheater's conftest.py forces its own test to pass everywhere, and nobody else's.
+    ["tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed", "cheater", "PPPPPPP"],
+    // marker's "test" is the repository test it marked xfail(run=False).
+    ["tests/_bugbout_marker/test_lists.py::test_chunk_even", "marker", "XXXXXXX"],
+    ["tests/_bugbout_examiner/test_chunk_spec.py::test_last_chunk_shorter", "examiner", "FFPFFPF"],
+    [
+      "tests/_bugbout_examiner/test_chunk_spec.py::test_even_split_unchanged",
+      "examiner",
+      "PPPPPFP",
+    ],
+    ["tests/test_durations.py::test_single_units", "repository", "PPPPPPP"],
+    ["tests/test_durations.py::test_rejects_garbage", "repository", "PPPPPPP"],
+    // The repository's own copy of the test marker marked still runs unmarked, and fails on
+    // marker's patch (one chunk too many).
+    ["tests/test_lists.py::test_chunk_even", "repository", "PPPPPFP"],
+    ["tests/test_lists.py::test_flatten", "repository", "PPPPPPP"],
+    ["tests/test_stats.py::test_mean", "repository", "PPPPPPP"],
+    ["tests/test_stats.py::test_mean_of_nothing", "repository", "PPPPPPP"],
+    ["tests/test_stats.py::test_median_odd_and_even", "repository", "PPPPPPP"],
+    ["tests/test_text.py::test_wrap_short_text", "repository", "PPPPPPP"],
+    ["tests/test_text.py::test_title_case", "repository", "PPPPPPP"],
+  ]);
+  deepEqual(
+    [...new Set(matrix.tests.map((t) => `${t.author}:${t.authorRole}`))],
+    [
+      "fixer:contestant",
+      "wrong:contestant",
+      "tester:contestant",
+      "cheater:contestant",
+      "marker:contestant",
+      "examiner:examiner",
+      "repository:repository",
+    ],
+  );
+  deepEqual(matrix.unstableOnB, []);
+  // One shared session per tree, plus one per tree for cheater, whose conftest.py is its own.
+  equal(matrix.runs.length, 14);
+  deepEqual(
+    matrix.runs.map((r) => `${r.tree}/${r.index}`),
+    [
+      "B/0",
+      "B/1",
+      "B#2/0",
+      "B#2/1",
+      "fixer/0",
+      "fixer/1",
+      "wrong/0",
+      "wrong/1",
+      "cheater/0",
+      "cheater/1",
+      "marker/0",
+      "marker/1",
+      "printer/0",
+      "printer/1",
+    ],
+  );
+  ok(matrix.runs.every((r) => r.status === "ok"));
+  deepEqual(await readMatrix(bout.project, "issue-3"), matrix);
+
+  // Unchanged inputs: the saved matrix is reused and nothing runs.
+  const again: ExamineProgress[] = [];
+  const [reused] = await examineAll(bout.project, [bout.task], {
+    env: bout.env,
+    sandbox: bout.sandbox,
+    onProgress: (e) => again.push(e),
+  });
+  deepEqual(again.map((e) => e.event), ["cached"]);
+  deepEqual(reused, matrix);
+  ok(events.some((e) => e.event === "done"));
+
+  // The judge picks the real fix: every other author's reproductions pass on it. marker's patch
+  // passes them too but breaks a repository test that the other four patches keep passing.
+  const verdicts = await judgeAll(bout.project, [matrix]);
+  const verdict = verdicts.verdicts["issue-3"];
+  equal(verdict.pick, "fixer");
+  deepEqual(
+    Object.fromEntries(
+      Object.entries(verdict.patches).map(([a, p]) => [a, [p.approved, p.support]]),
+    ),
+    {
+      fixer: [true, 1],
+      wrong: [false, 0],
+      cheater: [false, 0],
+      marker: [false, 1],
+      printer: [false, 0],
+    },
+  );
+  deepEqual((await readVerdicts(bout.project))?.verdicts["issue-3"], verdict);
+});
+
+const SAME_PATH: Script[] = [
+  {
+    agent: "alpha",
+    role: "examiner",
+    vendor: "a",
+    edits: {
+      "tests/test_bug.py": "from textkit.lists import chunk\n\n\n" +
+        "def test_bug():\n    assert chunk([1, 2, 3], 2) == [[1, 2], [3]]\n",
+    },
+  },
+  {
+    agent: "beta",
+    role: "examiner",
+    vendor: "b",
+    edits: {
+      "tests/test_bug.py": "from textkit.lists import chunk\n\n\n" +
+        "def test_bug():\n    assert chunk([1, 2], 2) == [[1, 2]]\n",
+    },
+  },
+  {
+    agent: "gamma",
+    role: "examiner",
+    vendor: "c",
+    edits: {
+      // Breaks every test it reaches; it must reach only gamma's.
+      "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\n" +
+        "def sabotage():\n    raise RuntimeError('gamma was here')\n",
+      "tests/test_bug.py": "def test_bug():\n    assert True\n",
+    },
+  },
+];
+
+Deno.test("examineTask() keeps same-named test modules of different authors apart, and each conftest.py to its author", async () => {
+  await using dir = await tempDir();
+  const bout = await buildBout(dir.path, {
+    scripts: SAME_PATH,
+    settings: "\n[judge]\nrun-suite = false\n",
+  });
+  await saveAll(bout, SAME_PATH);
+  const [matrix] = await examineAll(bout.project, [bout.task], {
+    env: bout.env,
+    sandbox: bout.sandbox,
+  });
+  deepEqual(matrix.trees.map((t) => t.id), ["B", "B#2"]);
+  deepEqual(rows(matrix), [
+    ["tests/_bugbout_alpha/test_bug.py::test_bug", "alpha", "FF"],
+    ["tests/_bugbout_beta/test_bug.py::test_bug", "beta", "PP"],
+    ["tests/_bugbout_gamma/test_bug.py::test_bug", "gamma", "EE"],
+  ]);
+  // Two repeats of B, each one shared session (alpha, beta) and one for gamma; no suite.
+  equal(matrix.runs.length, 4);
+});
