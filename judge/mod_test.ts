@@ -13,6 +13,8 @@ interface Case {
   approved: Record<string, boolean>;
   /** Phrases the verdict's reason must contain. */
   says?: string[];
+  /** Vendors by agent, for cross-vendor cases. */
+  vendors?: Record<string, string>;
 }
 
 const cases: Case[] = [
@@ -31,12 +33,27 @@ const cases: Case[] = [
     name: "breaks a tie in support by the number of independent authors",
     spec: {
       trees: ["B", "alice", "bob"],
-      tests: [["e1", "eve", "F P P"], ["a1", "alice", "F P P"]],
-      examiners: ["eve"],
+      tests: [["e1", "eve", "F P P"], ["f1", "finn", "F P P"]],
+      examiners: ["eve", "finn"],
     },
+    policy: "cross-vendor",
+    vendors: { alice: "acme", bob: "other", eve: "acme", finn: "zeta" },
     pick: "bob",
     approved: { alice: true, bob: true },
     says: ["support 1.00 from 2 independent authors"],
+  },
+  {
+    name: "does not favour a patch whose author wrote no reproduction of its own",
+    spec: {
+      trees: ["B", "alice", "bob"],
+      tests: [["e1", "eve", "F P P"], ["a1", "alice", "F P P"]],
+      examiners: ["eve"],
+    },
+    // alice's own test cannot count for alice, so it must not tip the tie toward bob: they tie,
+    // behave alike everywhere, and the hash of task and agent decides.
+    pick: "bob",
+    approved: { alice: true, bob: true },
+    says: ["alice, bob tie on support 1.00 from 1 independent author", "hash of task and agent"],
   },
   {
     name: "abstains when tied patches behave differently on some test",
@@ -119,7 +136,12 @@ const cases: Case[] = [
 for (const c of cases) {
   Deno.test(`judge(): ${c.name}`, () => {
     const policy = c.policy ?? "majority";
-    const verdict = judge(matrixOf(c.spec), { policy, agents: [] });
+    const agents = Object.entries(c.vendors ?? {}).map(([name, vendor]) => ({
+      name,
+      vendor,
+      role: (c.spec.examiners ?? []).includes(name) ? "examiner" as const : "contestant" as const,
+    }));
+    const verdict = judge(matrixOf(c.spec), { policy, agents });
     verdictSchema.parse(verdict);
     assert.equal(verdict.pick, c.pick, verdict.reason);
     assert.equal(verdict.policy, policy);

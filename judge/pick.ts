@@ -22,7 +22,8 @@ export interface Pick {
 const SAME = 1e-9;
 
 /**
- * Pick among approved patches: the highest support, then the most independent authors. Patches
+ * Pick among approved patches: the highest support, then the most independent authors (counting
+ * only authors who are not themselves among the patches tied on support). Patches
  * still tied have the same evidence, and then:
  *
  * - if they behave alike on every test stable on B (`failed` and `error` taken as one), the
@@ -48,14 +49,19 @@ export function pickPatch(task: string, matrix: Matrix, assessments: readonly As
       reason: `abstained: ${which} (no pick without enough independent support)`,
     };
   }
-  const ranked = [...approved].sort((a, b) =>
-    Math.abs(a.support - b.support) > SAME
-      ? b.support - a.support
-      : b.authors.length - a.authors.length
+  const bySupport = [...approved].sort((a, b) => b.support - a.support);
+  const top = bySupport.filter((a) => Math.abs(a.support - bySupport[0].support) <= SAME);
+  // Breadth of support counts only authors who are none of the tied candidates: otherwise an
+  // agent that wrote no reproduction of its own would always have one more "independent" author
+  // than one that did.
+  const contenders = new Set(top.map((a) => a.agent));
+  const breadth = (a: Assessment) => a.authors.filter((s) => !contenders.has(s.author)).length;
+  const ranked = [...bySupport].sort((a, b) =>
+    Math.abs(a.support - b.support) > SAME ? b.support - a.support : breadth(b) - breadth(a)
   );
   const best = ranked[0];
   const tied = ranked.filter((a) =>
-    Math.abs(a.support - best.support) <= SAME && a.authors.length === best.authors.length
+    Math.abs(a.support - best.support) <= SAME && breadth(a) === breadth(best)
   );
   const evidence = supportText(best);
 
