@@ -1,0 +1,256 @@
+/**
+ * The race tests' world: the demo project (`textkit`) built into a temporary directory, mined,
+ * with the ground truth of one task (`chunk-partial`, issue #3) computed once; a `BUGBOUT_HOME`
+ * of its own; and per race a fresh directory holding a `bugbout.toml` whose agents are real
+ * scripts. Plus the host-side checks: tree hashes, processes by marker, canaries.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { mineTasks } from "../../lib/mine/mod.ts";
+import { computeOracles } from "../../lib/oracle/mod.ts";
+import { Project } from "../../lib/project.ts";
+import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
+import {
+  race,
+  type RaceOptions,
+  type RaceProgress,
+  racersFromConfig,
+  type RaceSummary,
+} from "../../lib/race/mod.ts";
+import { loadPatches } from "../../lib/race/attempts.ts";
+import { loadAttempt } from "../../lib/race/attempts.ts";
+import type { Attempt, OraclesFile, Task } from "../../lib/records.ts";
+import { openSandbox } from "../../lib/sandbox/mod.ts";
+import type { Sandbox } from "../../lib/sandbox/types.ts";
+import { buildDemo, fixByKey, type FixtureFix, type FixtureProject } from "../fixtures/projects.ts";
+import { ENVS_DIR } from "../python/_shared.ts";
+
+/** The demo fix every race in these tests is run on. */
+export const FIX_KEY = "chunk-partial";
+
+/** One `[[contestants]]` (or `[[examiners]]`) entry of a command agent. */
+export interface AgentDef {
+  name: string;
+  command: string[];
+  quota?: string;
+  env?: Record<string, string>;
+  stateDirs?: string[];
+  examiner?: boolean;
+}
+
+/** The built, mined and oracled demo project, shared by the races of one test file. */
+export interface RaceWorld extends AsyncDisposable {
+  /** The temporary root holding everything. */
+  tmp: string;
+  /** The user's repository. */
+  repo: string;
+  /** `BUGBOUT_HOME`. */
+  home: string;
+  /** Where the agents' scripts are written. */
+  agents: string;
+  fixture: FixtureProject;
+  fix: FixtureFix;
+  task: Task;
+  oracles: OraclesFile;
+  env: TestEnv;
+  sandbox: Sandbox;
+}
+
+function toml(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** The text of a `bugbout.toml` over the world's repository with these agents. */
+export function configText(
+  world: RaceWorld,
+  agents: AgentDef[],
+  run: { timeout: number; quotas?: Record<string, number> },
+): string {
+  const lines = [
+    "[project]",
+    `source = ${toml(world.fixture.source)}`,
+    `tests = ${toml(world.fixture.tests)}`,
+    `repository = ${toml(world.repo)}`,
+    "",
+    "[run]",
+    'sandbox = "auto"',
+    `timeout = ${run.timeout}`,
+  ];
+  if (run.quotas) {
+    lines.push("", "[run.quotas]");
+    for (const [quota, limit] of Object.entries(run.quotas)) lines.push(`${toml(quota)} = ${limit}`);
+  }
+  for (const a of agents) {
+    lines.push("", a.examiner ? "[[examiners]]" : "[[contestants]]", 'agent = "command"');
+    lines.push(`name = ${toml(a.name)}`, 'vendor = "scripted"', `quota = ${toml(a.quota ?? a.name)}`);
+    lines.push(`command = ${toml(a.command)}`);
+    if (a.stateDirs) lines.push(`state-dirs = ${toml(a.stateDirs)}`);
+    if (a.env) {
+      lines.push(`env = { ${Object.entries(a.env).map(([k, v]) => `${k} = ${toml(v)}`).join(", ")} }`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Write `bugbout.toml` into `root` (created) and load the project with the world's home. */
+export async function projectAt(
+  world: RaceWorld,
+  root: string,
+  agents: AgentDef[],
+  run: { timeout: number; quotas?: Record<string, number> },
+): Promise<Project> {
+  await Deno.mkdir(root, { recursive: true });
+  await Deno.writeTextFile(join(root, "bugbout.toml"), configText(world, agents, run));
+  return await Project.load(root, { home: world.home });
+}
+
+/** Race the configured agents of `project` on the world's task. */
+export async function raceAt(
+  world: RaceWorld,
+  project: Project,
+  options: Partial<RaceOptions> = {},
+): Promise<{ summary: RaceSummary; events: RaceProgress[] }> {
+  const events: RaceProgress[] = [];
+  const summary = await race(project, [world.task], world.oracles, racersFromConfig(project), {
+    sandbox: world.sandbox,
+    env: world.env,
+    ...options,
+    onProgress: (event) => {
+      events.push(event);
+      options.onProgress?.(event);
+    },
+  });
+  return { summary, events };
+}
+
+/** A saved attempt and its patches, or a failed assertion when there is none. */
+export async function attemptOf(
+  world: RaceWorld,
+  project: Project,
+  agent: string,
+): Promise<{ attempt: Attempt; source: string; tests: string; full: string }> {
+  const attempt = await loadAttempt(project.results, world.task.id, agent);
+  if (!attempt) throw new Error(`no attempt of ${agent} was saved`);
+  return { attempt, ...await loadPatches(project.results, world.task.id, agent) };
+}
+
+/** Build the demo project, mine it, compute the ground truth of the chunk-partial task. */
+export async function makeRaceWorld(): Promise<RaceWorld> {
+  const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bugbout-race-" }));
+  try {
+    const repo = join(tmp, "repo");
+    const home = join(tmp, "bugbout-home");
+    const agents = join(tmp, "agents");
+    await Deno.mkdir(agents, { recursive: true });
+    const fixture = await buildDemo(repo);
+    const fix = fixByKey(fixture, FIX_KEY);
+    const world = {
+      tmp,
+      repo,
+      home,
+      agents,
+      fixture,
+      fix,
+      sandbox: await openSandbox("auto"),
+    } as RaceWorld;
+    const base = await projectAt(world, join(tmp, "base"), [], { timeout: 60 });
+    const mined = await mineTasks(base);
+    const task = mined.file.tasks.find((t) => t.commit === fix.commit);
+    if (!task) throw new Error(`mining found no task for ${FIX_KEY}`);
+    const env = await ensureTestEnv({ ...envRequest(base), envsDir: ENVS_DIR });
+    const oracles = await computeOracles(base, [task], { env, sandbox: world.sandbox });
+    if (oracles.oracles[task.id]?.status !== "scorable") {
+      throw new Error(`task ${task.id} is not scorable: ${JSON.stringify(oracles.oracles[task.id])}`);
+    }
+    return Object.assign(world, {
+      task,
+      env,
+      oracles,
+      [Symbol.asyncDispose]: () => Deno.remove(tmp, { recursive: true }).catch(() => {}),
+    });
+  } catch (error) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** Every entry under `dir` (lstat, links not followed) with a hash of its content or target. */
+export async function treeHashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (rel: string) => {
+    for await (const entry of Deno.readDir(join(dir, rel))) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      const full = join(dir, path);
+      const info = await Deno.lstat(full);
+      if (info.isSymlink) out[path] = `link:${await Deno.readLink(full)}`;
+      else if (info.isDirectory) {
+        out[path] = `dir:${info.mode?.toString(8)}`;
+        await walk(path);
+      } else {
+        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(full));
+        const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"));
+        out[path] = `file:${info.mode?.toString(8)}:${info.nlink}:${hex.join("")}`;
+      }
+    }
+  };
+  await walk("");
+  return out;
+}
+
+/** Pids of processes whose command line contains `marker`. */
+export async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes(marker)) found.push(Number(entry.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Every file under `dir` (recursively, links not followed) whose bytes contain `needle`. */
+export async function filesContaining(dir: string, needle: string): Promise<string[]> {
+  const bytes = new TextEncoder().encode(needle);
+  const found: string[] = [];
+  const walk = async (path: string) => {
+    let entries;
+    try {
+      entries = await Array.fromAsync(Deno.readDir(path));
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = join(path, entry.name);
+      if (entry.isDirectory) await walk(full);
+      else if (entry.isFile && contains(await Deno.readFile(full), bytes)) found.push(full);
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
+  if (needle.length === 0) return true;
+  outer: for (let i = 0; i <= haystack.length - needle.length; i++) {
+    if (haystack[i] !== needle[0]) continue;
+    for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** The log directories of a project's attempts for the world's task, by attempt directory. */
+export async function attemptLogDirs(project: Project, task: string): Promise<string[]> {
+  const dir = project.cacheDir("attempts", task);
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) out.push(join(dir, entry.name, "log"));
+  }
+  return out;
+}
