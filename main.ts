@@ -1,15 +1,32 @@
 /**
  * bugbout: which coding agent actually fixes bugs in your codebase?
  *
- * This module is both the command-line tool and the library. As a library it exports the
- * configuration loader, the project, and the adapter contract for writing your own agents. As a
- * program (`deno run -A main.ts <command>`) it runs the CLI.
+ * This module is both the command-line tool and the library. As a program
+ * (`deno run -A main.ts <command>`) it runs the CLI. As a library it exposes the pipeline
+ * ({@linkcode Bout}), the project and its configuration, the report and its renderers, the
+ * stand-alone evidence check, and the contract for writing agent adapters and sandboxes.
  *
- * @example
+ * Permissions: a bout reads and writes the repository's `.bugbout/` and `BUGBOUT_HOME`, runs git,
+ * uv, pytest, bwrap and the agent CLIs, reads the environment, and reaches the GitHub API and the
+ * agents' model APIs (through its own proxy). Run it with `-A`.
+ *
+ * @example Run a bout and print the Markdown report
  * ```ts
- * import { Project } from "@bugbout/cli";
- * const project = await Project.load(".");
- * console.log(project.config.contestants.map((c) => c.name));
+ * import { Bout, renderMarkdown } from "./main.ts";
+ *
+ * const bout = await Bout.load(".");
+ * const report = await bout.run();
+ * console.log(renderMarkdown(report));
+ * ```
+ *
+ * @example Race agents given in code
+ * ```ts
+ * import { Bout, Project } from "./main.ts";
+ * import type { CodingAgent } from "./main.ts";
+ *
+ * declare const myAgent: CodingAgent;
+ * const bout = new Bout(await Project.load("."), { contestants: [myAgent] });
+ * await bout.run();
  * ```
  *
  * @module
@@ -25,12 +42,78 @@ export type {
   Session,
   TokenUsage,
 } from "./adapters/agent.ts";
-export type { Confinement, Sandbox, SandboxKind } from "./lib/sandbox/types.ts";
-export { type Config, loadConfig, parseConfig } from "./lib/config.ts";
+export { builtinAdapters } from "./adapters/mod.ts";
+export {
+  Bout,
+  type BoutAgents,
+  type BoutEvent,
+  type BoutRunOptions,
+  type Stage,
+  STAGES,
+} from "./lib/bout.ts";
+export {
+  type AgentEntry,
+  ASSIGNMENTS,
+  type Config,
+  guessVendor,
+  loadConfig,
+  type LoadOptions,
+  parseConfig,
+  POLICIES,
+  type Policy,
+  SANDBOXES,
+} from "./lib/config.ts";
+export {
+  BugboutError,
+  ConfigError,
+  InterruptedError,
+  LockedError,
+  StoreError,
+  UsageError,
+} from "./lib/errors.ts";
+export {
+  checkEvidence,
+  type EvidenceCheck,
+  type EvidenceOptions,
+  type EvidenceReport,
+  type Standing,
+} from "./lib/evidence/mod.ts";
+export type { LogSink, ProcResult } from "./lib/proc.ts";
 export { Project } from "./lib/project.ts";
-export { BugboutError, ConfigError, StoreError, UsageError } from "./lib/errors.ts";
+export {
+  renderHtml,
+  renderJson,
+  renderMarkdown,
+  renderReport,
+  renderTerminal,
+  REPORT_FORMATS,
+  type ReportFormat,
+  type TerminalOptions,
+} from "./lib/report/mod.ts";
+export type * from "./lib/report/types.ts";
+export {
+  openSandbox,
+  type ProbeOptions,
+  probeSandbox,
+  type SandboxProbe,
+  type SandboxSetting,
+} from "./lib/sandbox/mod.ts";
+export type { Confinement, Sandbox, SandboxKind } from "./lib/sandbox/types.ts";
+export { ResultsDir } from "./lib/store.ts";
 export { VERSION } from "./lib/version.ts";
 export { runCli } from "./lib/cli/main.ts";
+export type { Io } from "./lib/cli/io.ts";
+export type { RaceProgress } from "./lib/race/mod.ts";
+export {
+  ATTEMPT_STATUSES,
+  type AttemptStatus,
+  RUN_STATUSES,
+  type RunStatus,
+  type RunSummary,
+} from "./lib/records.ts";
+export type { TestEnv } from "./lib/python/env.ts";
+export type { TestPython } from "./lib/python/pytest.ts";
+export type { ValidationIssue, Validator } from "./lib/validator.ts";
 
 import { runCli } from "./lib/cli/main.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type { Validator } from "../lib/validator.ts";
 import type { Sandbox } from "../lib/sandbox/types.ts";
 
 /** Token usage of one attempt, as the agent reported it. Missing fields were not reported. */
@@ -154,7 +154,7 @@ export interface AgentSpec<Options = Record<string, unknown>> {
 }
 
 /** A built-in or third-party adapter: its options and how to make an agent from a spec. */
-export interface AdapterDefinition<Schema extends z.ZodType = z.ZodType> {
+export interface AdapterDefinition<Options = Record<string, unknown>> {
   /** The type name used in `agent = "..."`. */
   type: string;
   /** One line for help and docs. */
@@ -167,8 +167,12 @@ export interface AdapterDefinition<Schema extends z.ZodType = z.ZodType> {
   requiresModel?: boolean;
   /** True when `name` must be given (no agent type to name it after). */
   requiresName?: boolean;
-  /** The adapter's own options (a strict object schema; keys with dashes). */
-  options: Schema;
+  /**
+   * The adapter's own options: a validator for the keys of its `[[contestants]]` table other
+   * than the common ones (a strict zod object schema, keys with dashes, is the usual choice; its
+   * keys are then listed in error messages).
+   */
+  options: Validator<Options>;
   /** Make the agent. */
-  create(spec: AgentSpec<z.infer<Schema>>): CodingAgent;
+  create(spec: AgentSpec<Options>): CodingAgent;
 }

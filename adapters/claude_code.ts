@@ -175,7 +175,7 @@ function textOf(message: Json | undefined): string | undefined {
 }
 
 /** The `claude-code` adapter. */
-export const claudeCode: AdapterDefinition<typeof options> = {
+export const claudeCode: AdapterDefinition<z.infer<typeof options>> = {
   type: "claude-code",
   description: "Anthropic's Claude Code (claude --print)",
   executable: "claude",

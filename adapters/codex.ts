@@ -197,7 +197,7 @@ function usageOf(usage: Json | undefined) {
 }
 
 /** The `codex` adapter. */
-export const codex: AdapterDefinition<typeof options> = {
+export const codex: AdapterDefinition<z.infer<typeof options>> = {
   type: "codex",
   description: "OpenAI's Codex CLI (codex exec)",
   executable: "codex",

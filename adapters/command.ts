@@ -93,7 +93,7 @@ class Command extends AgentBase<CommandOptions & { executable?: string }> implem
 }
 
 /** The `command` adapter. */
-export const command: AdapterDefinition<typeof options> = {
+export const command: AdapterDefinition<z.infer<typeof options>> = {
   type: "command",
   description: "any agent with a command line (configured with command = [...])",
   executable: "",

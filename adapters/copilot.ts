@@ -182,7 +182,7 @@ function usageOf(usage: Json | undefined): TokenUsage | undefined {
 }
 
 /** The `copilot` adapter. */
-export const copilot: AdapterDefinition<typeof options> = {
+export const copilot: AdapterDefinition<z.infer<typeof options>> = {
   type: "copilot",
   description: "GitHub Copilot CLI (copilot -p)",
   executable: "copilot",

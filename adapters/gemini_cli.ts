@@ -189,7 +189,7 @@ function stderrError(stderr: string): string | undefined {
 }
 
 /** The `gemini-cli` adapter. */
-export const geminiCli: AdapterDefinition<typeof options> = {
+export const geminiCli: AdapterDefinition<z.infer<typeof options>> = {
   type: "gemini-cli",
   description: "Google's Gemini CLI (gemini --prompt)",
   executable: "gemini",

@@ -211,7 +211,7 @@ function lastLine(text: string): string | undefined {
 }
 
 /** The `mini-swe-agent` adapter. */
-export const miniSweAgent: AdapterDefinition<typeof options> = {
+export const miniSweAgent: AdapterDefinition<z.infer<typeof options>> = {
   type: "mini-swe-agent",
   description: "mini-swe-agent with any LiteLLM model (mini)",
   executable: "mini",

@@ -208,7 +208,7 @@ function usageOf(tokens: Json | undefined): TokenUsage | undefined {
 }
 
 /** The `opencode` adapter. */
-export const opencode: AdapterDefinition<typeof options> = {
+export const opencode: AdapterDefinition<z.infer<typeof options>> = {
   type: "opencode",
   description: "opencode (opencode run)",
   executable: "opencode",

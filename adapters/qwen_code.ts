@@ -174,7 +174,7 @@ async function debugLogs(dir: string): Promise<string[]> {
 }
 
 /** The `qwen-code` adapter. */
-export const qwenCode: AdapterDefinition<typeof options> = {
+export const qwenCode: AdapterDefinition<z.infer<typeof options>> = {
   type: "qwen-code",
   description: "Qwen Code (qwen, OpenAI-compatible endpoints)",
   executable: "qwen",

@@ -103,10 +103,6 @@ function entryFor(
   };
 }
 
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
-}
-
 function counts(values: string[]): string {
   const map = new Map<string, number>();
   for (const v of values) map.set(v, (map.get(v) ?? 0) + 1);

@@ -303,7 +303,8 @@ async function agentEntry(
   if (!adapter) {
     const hint = closest(type, Object.keys(adapters));
     throw new ConfigError(
-      `${file}: ${where}: unknown agent type "${type}"` + (hint ? `; did you mean "${hint}"?` : "."),
+      `${file}: ${where}: unknown agent type "${type}"` +
+        (hint ? `; did you mean "${hint}"?` : "."),
       { hint: `Known agent types: ${Object.keys(adapters).join(", ")}.` },
     );
   }
@@ -315,7 +316,10 @@ async function agentEntry(
     quota: z.string().min(1).optional(),
     ...(role === "examiner" ? { assignment: z.enum(ASSIGNMENTS).default("reproduce") } : {}),
   });
-  const commonKeys: string[] = [...COMMON_AGENT_KEYS, ...(role === "examiner" ? ["assignment"] : [])];
+  const commonKeys: string[] = [
+    ...COMMON_AGENT_KEYS,
+    ...(role === "examiner" ? ["assignment"] : []),
+  ];
   const commonPart: Record<string, unknown> = {};
   const optionPart: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
@@ -331,17 +335,21 @@ async function agentEntry(
   }
   const parsedOptions = adapter.options.safeParse(optionPart);
   if (!parsedOptions.success) {
-    const known = [...commonKeys, ...knownKeys(adapter.options, [])];
-    const messages = parsedOptions.error.issues.map((issue) => {
+    // Adapters' schemas are zod objects in practice; a third party's may be anything that
+    // validates, and then only the generic wording applies.
+    const schema = adapter.options as unknown as z.ZodType;
+    const issues = parsedOptions.error.issues as z.core.$ZodIssue[];
+    const known = [...commonKeys, ...knownKeys(schema, [])];
+    const messages = issues.map((issue) => {
       if (issue.code === "unrecognized_keys") {
         return issue.keys.map((k) => {
           const hint = closest(k, known);
           return `${file}: ${where} (${type}): unknown key "${k}"` +
             (hint ? `; did you mean "${hint}"?` : ".") +
-            ` Options of ${type}: ${knownKeys(adapter.options, []).join(", ") || "none"}.`;
+            ` Options of ${type}: ${knownKeys(schema, []).join(", ") || "none"}.`;
         }).join("\n");
       }
-      return explain(file, optionPart, adapter.options, [issue])[0].replace("the top level", where);
+      return explain(file, optionPart, schema, [issue])[0].replace("the top level", where);
     });
     throw new ConfigError(messages.join("\n"));
   }
@@ -474,7 +482,8 @@ export async function checkPaths(config: Config, label = config.file): Promise<v
   const repo = config.project.repository;
   if (!(await isDirectory(repo))) {
     throw new ConfigError(`${label}: [project] repository: ${repo} is not a directory.`, {
-      hint: `Set repository to the path of a git repository (relative to ${config.root}) or a git URL.`,
+      hint:
+        `Set repository to the path of a git repository (relative to ${config.root}) or a git URL.`,
     });
   }
   const source = join(repo, config.project.source);

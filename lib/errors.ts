@@ -9,6 +9,7 @@
 export class BugboutError extends Error {
   /** An optional second line: what to do about it. */
   readonly hint?: string;
+  /** An error with a message and, optionally, what to do about it. */
   constructor(message: string, options?: { hint?: string; cause?: unknown }) {
     super(message, { cause: options?.cause });
     this.name = "BugboutError";
@@ -18,6 +19,7 @@ export class BugboutError extends Error {
 
 /** The command line was wrong: exit 2 with a one-line `error:` and a hint. */
 export class UsageError extends BugboutError {
+  /** See the class description. */
   constructor(message: string, options?: { hint?: string }) {
     super(message, options);
     this.name = "UsageError";
@@ -26,6 +28,7 @@ export class UsageError extends BugboutError {
 
 /** `bugbout.toml` is missing, unreadable or invalid. */
 export class ConfigError extends BugboutError {
+  /** See the class description. */
   constructor(message: string, options?: { hint?: string; cause?: unknown }) {
     super(message, options);
     this.name = "ConfigError";
@@ -34,6 +37,7 @@ export class ConfigError extends BugboutError {
 
 /** A file in `.bugbout/` (or the cache) is corrupt, foreign or from an incompatible version. */
 export class StoreError extends BugboutError {
+  /** See the class description. */
   constructor(message: string, options?: { hint?: string; cause?: unknown }) {
     super(message, options);
     this.name = "StoreError";
@@ -42,6 +46,7 @@ export class StoreError extends BugboutError {
 
 /** Another bugbout process holds the results lock. */
 export class LockedError extends BugboutError {
+  /** See the class description. */
   constructor(message: string, options?: { hint?: string }) {
     super(message, options);
     this.name = "LockedError";
@@ -50,6 +55,7 @@ export class LockedError extends BugboutError {
 
 /** A bout was interrupted (Ctrl-C); everything finished so far is saved. */
 export class InterruptedError extends BugboutError {
+  /** See the class description. */
   constructor(message = "Interrupted; everything that had finished is saved.") {
     super(message, { hint: "Run the same command again to carry on." });
     this.name = "InterruptedError";

@@ -19,7 +19,10 @@ export interface GitOptions extends Omit<RunOptions, "env" | "clearEnv"> {
 }
 
 /** The environment every git call gets. */
-export function gitEnv(userConfig = false, extra: Record<string, string> = {}): Record<string, string> {
+export function gitEnv(
+  userConfig = false,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const keep = ["PATH", "HOME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND"];
   const env: Record<string, string> = {};
   for (const key of keep) {

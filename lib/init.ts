@@ -45,11 +45,17 @@ export function renderConfig(layout: Layout, agents: string[]): string {
     `source = ${q(layout.source!)}`,
   ];
   if (layout.sourceReason) {
-    lines.push(`# Chosen because ${layout.sourceReason}; other candidates: ${layout.otherSources.join(", ")}.`);
+    lines.push(
+      `# Chosen because ${layout.sourceReason}; other candidates: ${
+        layout.otherSources.join(", ")
+      }.`,
+    );
   }
   lines.push(
     "# The tests directory.",
-    layout.tests ? `tests = ${q(layout.tests)}` : `# tests = "tests"   (no tests directory was found)`,
+    layout.tests
+      ? `tests = ${q(layout.tests)}`
+      : `# tests = "tests"   (no tests directory was found)`,
     "# The repository to mine: this directory, or a git URL to clone.",
     `# repository = "."`,
     `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
@@ -81,7 +87,7 @@ export function renderConfig(layout: Layout, agents: string[]): string {
   if (found.length === 0) {
     lines.push(
       "# No agent CLI was found on PATH. Install one (codex, claude, gemini, mini, ...) and",
-      "# uncomment an entry, or race any command-line agent with agent = \"command\".",
+      '# uncomment an entry, or race any command-line agent with agent = "command".',
       "# [[contestants]]",
       `# agent = "codex"`,
       "",

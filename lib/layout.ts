@@ -154,7 +154,9 @@ export async function detectLayout(repo: string): Promise<Layout> {
   }
   if (candidates.length === 0) {
     for (const e of await entries(repo)) {
-      if (e.isFile && e.name.endsWith(".py") && !NOT_MODULES.has(e.name) && !e.name.startsWith("test")) {
+      if (
+        e.isFile && e.name.endsWith(".py") && !NOT_MODULES.has(e.name) && !e.name.startsWith("test")
+      ) {
         candidates.push(e.name.replace(/\.py$/, ""));
       }
     }

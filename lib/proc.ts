@@ -282,6 +282,7 @@ export async function* lines(
   const errTail = new Tail(64 * 1024);
   const errDone = drain(child.stderr, errTail);
   let finished = false;
+  let status: Deno.CommandStatus;
   try {
     let rest = "";
     for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
@@ -300,20 +301,20 @@ export async function* lines(
         child.kill("SIGKILL");
       } catch { /* gone */ }
     }
-    const status = await child.status;
+    status = await child.status;
     await errDone;
-    if (finished && status.code !== 0) {
-      throw new ProcError(argv, {
-        code: status.code,
-        stdout: "",
-        stderr: errTail.text(),
-        outputBytes: errTail.total,
-        truncated: false,
-        timedOut: false,
-        aborted: options.signal?.aborted ?? false,
-        durationMs: Math.round(performance.now() - started),
-      });
-    }
+  }
+  if (status.code !== 0) {
+    throw new ProcError(argv, {
+      code: status.code,
+      stdout: "",
+      stderr: errTail.text(),
+      outputBytes: errTail.total,
+      truncated: false,
+      timedOut: false,
+      aborted: options.signal?.aborted ?? false,
+      durationMs: Math.round(performance.now() - started),
+    });
   }
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { checkPaths, type Config, loadConfig, type LoadOptions } from "./config.ts";
+import { type Config, loadConfig, type LoadOptions } from "./config.ts";
 import { BugboutError, ConfigError } from "./errors.ts";
 import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
@@ -24,7 +24,8 @@ export class Project {
   /** `BUGBOUT_HOME`: environments, checkouts, working copies. */
   readonly home: string;
 
-  constructor(config: Config, repository: string, home = bugboutHome()) {
+  /** A project over a validated config and a local repository (see {@linkcode Project.load}). */
+  constructor(config: Config, repository: string, home: string = bugboutHome()) {
     this.config = config;
     this.repository = repository;
     this.results = new ResultsDir(join(config.root, ".bugbout"));

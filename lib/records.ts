@@ -26,21 +26,33 @@ export const RUN_STATUSES = ["ok", "timeout", "out-of-memory", "infra-error"] as
 export type RunStatus = typeof RUN_STATUSES[number];
 
 /** One pytest run, summarised. */
-export const runSummarySchema = z.object({
+export interface RunSummary {
   /** Which tree: "B", "G", an agent name, ... */
-  tree: z.string(),
+  tree: string;
   /** 0-based repeat index. */
+  index: number;
+  /** How the run ended. */
+  status: RunStatus;
+  /** pytest's exit code, or null when it was killed. */
+  exitCode: number | null;
+  /** Wall-clock time. */
+  durationMs: number;
+  /** Tests per outcome. */
+  counts: Record<string, number>;
+  /** Why the run is not "ok", in words. */
+  message?: string;
+}
+
+/** Schema of {@linkcode RunSummary}. */
+export const runSummarySchema: z.ZodType<RunSummary> = z.object({
+  tree: z.string(),
   index: z.int().nonnegative(),
   status: z.enum(RUN_STATUSES),
   exitCode: z.int().nullable(),
   durationMs: z.number().nonnegative(),
-  /** Tests per outcome. */
   counts: z.record(z.string(), z.int().nonnegative()),
-  /** Why the run is not "ok", in words. */
   message: z.string().optional(),
 });
-/** One pytest run, summarised. */
-export type RunSummary = z.infer<typeof runSummarySchema>;
 
 // ---------------------------------------------------------------------------------------------
 // tasks.json

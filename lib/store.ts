@@ -9,7 +9,7 @@
  */
 
 import { dirname, join, relative } from "node:path";
-import type { z } from "zod";
+import type { Validator } from "./validator.ts";
 import { LockedError, StoreError } from "./errors.ts";
 
 /** Write `data` as JSON to `path` atomically: readers see the old file or the new one, never half. */
@@ -34,7 +34,10 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
 }
 
 /** Describe where a zod validation failed, for a person. */
-export function describeIssues(error: z.ZodError, limit = 3): string {
+export function describeIssues(
+  error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] },
+  limit = 3,
+): string {
   return error.issues.slice(0, limit).map((issue) => {
     const at = issue.path.length ? issue.path.join(".") : "(top level)";
     return `${at}: ${issue.message}`;
@@ -45,11 +48,11 @@ export function describeIssues(error: z.ZodError, limit = 3): string {
  * Read a JSON file and validate it. Returns `undefined` when the file does not exist; throws a
  * {@linkcode StoreError} naming the file when it is not JSON or not of the expected shape.
  */
-export async function readJson<T extends z.ZodType>(
+export async function readJson<T>(
   path: string,
-  schema: T,
+  schema: Validator<T>,
   what = "bugbout results",
-): Promise<z.infer<T> | undefined> {
+): Promise<T | undefined> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -61,14 +64,19 @@ export async function readJson<T extends z.ZodType>(
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new StoreError(`${path} is corrupt: it is not valid JSON (${(error as Error).message}).`, {
-      hint: `Delete it and run again; bugbout recomputes what it held.`,
-    });
+    throw new StoreError(
+      `${path} is corrupt: it is not valid JSON (${(error as Error).message}).`,
+      {
+        hint: `Delete it and run again; bugbout recomputes what it held.`,
+      },
+    );
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     throw new StoreError(
-      `${path} is not a file of ${what} that this bugbout can read: ${describeIssues(parsed.error)}.`,
+      `${path} is not a file of ${what} that this bugbout can read: ${
+        describeIssues(parsed.error)
+      }.`,
       { hint: `It may come from another version or another tool. Move it away and run again.` },
     );
   }
@@ -79,6 +87,7 @@ export async function readJson<T extends z.ZodType>(
 export class ResultsDir {
   /** Absolute path of the directory. */
   readonly path: string;
+  /** The results directory at `path` (nothing is created until {@linkcode ResultsDir.ensure}). */
   constructor(path: string) {
     this.path = path;
   }
@@ -105,7 +114,7 @@ export class ResultsDir {
   }
 
   /** Read and validate a JSON file inside the directory; undefined when absent. */
-  read<T extends z.ZodType>(name: string, schema: T, what?: string): Promise<z.infer<T> | undefined> {
+  read<T>(name: string, schema: Validator<T>, what?: string): Promise<T | undefined> {
     return readJson(this.file(name), schema, what);
   }
 

@@ -12,7 +12,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import type { TestEnv } from "../python/env.ts";
-import type { Attempt, OraclesFile, Task } from "../records.ts";
+import type { AttemptStatus, OraclesFile, Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { loadAttempt, needsRun } from "./attempts.ts";
 import { runAttempt } from "./attempt.ts";
@@ -32,8 +32,8 @@ export interface Racer {
 /** Progress of the race, for the CLI. */
 export type RaceProgress =
   | { kind: "start"; task: string; agent: string; at: number }
-  | { kind: "end"; task: string; agent: string; status: Attempt["status"]; durationMs: number }
-  | { kind: "skip"; task: string; agent: string; status: Attempt["status"] };
+  | { kind: "end"; task: string; agent: string; status: AttemptStatus; durationMs: number }
+  | { kind: "skip"; task: string; agent: string; status: AttemptStatus };
 
 /** Options of {@linkcode race}. */
 export interface RaceOptions {

@@ -58,7 +58,7 @@ Deno.test("capturePatch records additions, deletions, renames, mode changes, bin
   match(patch.testPatch, /new file mode 120000/);
   match(patch.testPatch, /\+\/root\/\.ssh\/id_rsa/);
   match(patch.sourcePatch, /GIT binary patch/);
-  match(patch.sourcePatch, /-    return 1\n\+    return 2/);
+  match(patch.sourcePatch, /- {4}return 1\n\+ {4}return 2/);
   ok(!patch.sourcePatch.includes("test_new"));
   ok(!patch.testPatch.includes("return 2"));
 });

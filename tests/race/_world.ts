@@ -80,15 +80,23 @@ export function configText(
   ];
   if (run.quotas) {
     lines.push("", "[run.quotas]");
-    for (const [quota, limit] of Object.entries(run.quotas)) lines.push(`${toml(quota)} = ${limit}`);
+    for (const [quota, limit] of Object.entries(run.quotas)) {
+      lines.push(`${toml(quota)} = ${limit}`);
+    }
   }
   for (const a of agents) {
     lines.push("", a.examiner ? "[[examiners]]" : "[[contestants]]", 'agent = "command"');
-    lines.push(`name = ${toml(a.name)}`, 'vendor = "scripted"', `quota = ${toml(a.quota ?? a.name)}`);
+    lines.push(
+      `name = ${toml(a.name)}`,
+      'vendor = "scripted"',
+      `quota = ${toml(a.quota ?? a.name)}`,
+    );
     lines.push(`command = ${toml(a.command)}`);
     if (a.stateDirs) lines.push(`state-dirs = ${toml(a.stateDirs)}`);
     if (a.env) {
-      lines.push(`env = { ${Object.entries(a.env).map(([k, v]) => `${k} = ${toml(v)}`).join(", ")} }`);
+      lines.push(
+        `env = { ${Object.entries(a.env).map(([k, v]) => `${k} = ${toml(v)}`).join(", ")} }`,
+      );
     }
   }
   return lines.join("\n") + "\n";
@@ -162,7 +170,9 @@ export async function makeRaceWorld(): Promise<RaceWorld> {
     const env = await ensureTestEnv({ ...envRequest(base), envsDir: ENVS_DIR });
     const oracles = await computeOracles(base, [task], { env, sandbox: world.sandbox });
     if (oracles.oracles[task.id]?.status !== "scorable") {
-      throw new Error(`task ${task.id} is not scorable: ${JSON.stringify(oracles.oracles[task.id])}`);
+      throw new Error(
+        `task ${task.id} is not scorable: ${JSON.stringify(oracles.oracles[task.id])}`,
+      );
     }
     return Object.assign(world, {
       task,

@@ -1,0 +1,219 @@
+/**
+ * One end-to-end agent scenario, run as its own process so that its `HOME` can be a directory of
+ * canaries (the test runner shares one environment between test files). It races the real agent
+ * CLI on the demo project through `race()` exactly as a bout does — bugbout's adapter, bubblewrap,
+ * the allow-listing proxy — against the scripted model server, and writes what happened as JSON
+ * for the test to judge.
+ *
+ * `deno run -A tests/agents/_scenario.ts <case-id> <success|quota|hang> <root> <envs-dir>`
+ *
+ * - `success`: a sandbox probe, then the fix; one race.
+ * - `quota`: every model request gets the vendor's 429; then the server is healthy again and
+ *   `race(..., { retryFailed: true })` runs the attempt again.
+ * - `hang`: the first model stream hangs; bugbout's timeout must end the attempt.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { Session } from "../../adapters/agent.ts";
+import { checkout } from "../../lib/checkout.ts";
+import { git } from "../../lib/git.ts";
+import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
+import { race, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
+import type { Attempt } from "../../lib/records.ts";
+import { openSandbox } from "../../lib/sandbox/mod.ts";
+import { type RecordedRequest, startModelServer, type Turn } from "../model_server/mod.ts";
+import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
+import {
+  buildBout,
+  fixTurns,
+  type HostProcess,
+  probeCommand,
+  processesMentioning,
+  watched,
+  withUsage,
+} from "./_world.ts";
+
+/** `[run] timeout` of the hang scenario, in seconds. */
+export const HANG_TIMEOUT_S = 25;
+/** `[run] timeout` of the other scenarios: a safety net, never reached when things work. */
+const TIMEOUT_S = 300;
+
+/** One race of a scenario and what it left. */
+export interface RaceFacts {
+  summary: RaceSummary;
+  attempt?: Attempt;
+  /** The attempt's saved patch applied to a fresh checkout of B: path → text (null: absent). */
+  files: Record<string, string | null>;
+  /** Model requests the server saw during this race. */
+  requests: number;
+  /** Usage the server sent during this race (played turns only). */
+  usageSent: Record<string, number>;
+  ms: number;
+}
+
+/** Everything the test judges, written as JSON. */
+export interface ScenarioFacts {
+  caseId: string;
+  scenario: ScenarioName;
+  /** The user's repository (the probe tries to read it). */
+  repository: string;
+  /** The working copies the agent was given, one per race. */
+  workdirs: string[];
+  races: RaceFacts[];
+  /** Every request the server saw, with the canary check done here (bodies are large). */
+  requests: (Omit<RecordedRequest, "body" | "headers"> & { canary: boolean })[];
+  /** Connections the probe's host listener accepted. */
+  probeConnections: number;
+  /** The host listener's port. */
+  probePort: number;
+  /** Processes of the attempt seen while the stream hung, and after the race. */
+  processes?: { during: HostProcess[]; after: HostProcess[] };
+}
+
+function usageOf(requests: readonly RecordedRequest[]): Record<string, number> {
+  const sum: Record<string, number> = {
+    input: 0,
+    cachedInput: 0,
+    cacheWrite: 0,
+    output: 0,
+    reasoning: 0,
+  };
+  for (const r of requests) {
+    if (r.role !== "turn" || !r.usage) continue;
+    for (const key of Object.keys(sum)) {
+      sum[key] += (r.usage as unknown as Record<string, number | undefined>)[key] ?? 0;
+    }
+  }
+  return sum;
+}
+
+async function main(
+  agentCase: AgentCase,
+  scenario: ScenarioName,
+  root: string,
+  envsDir: string,
+): Promise<ScenarioFacts> {
+  const canary = Deno.env.get("BUGBOUT_TEST_CANARY") ?? "";
+  await using server = startModelServer({ models: [agentCase.serverModel] });
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let probeConnections = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      probeConnections++;
+      conn.close();
+    }
+  })().catch(() => {});
+
+  const timeout = scenario === "hang" ? HANG_TIMEOUT_S : TIMEOUT_S;
+  const bout = await buildBout(root, agentCase, server.url, timeout);
+  const { project, task, fix, oracles } = bout;
+  const env = await ensureTestEnv({ ...envRequest(project), envsDir });
+  const sandbox = await openSandbox("bubblewrap");
+
+  const probe: Turn[] = scenario === "success"
+    ? [{ run: probeCommand(project.repository, listener.addr.port) }]
+    : [];
+  const script = withUsage([...probe, ...fixTurns(fix)], agentCase.cacheWrite);
+  const workdirs: string[] = [];
+  const onSession = (session: Session) => {
+    workdirs.push(session.workdir);
+    server.setScript(script, { cwd: session.workdir });
+  };
+  const racers = racersFromConfig(project).map((r) => ({
+    ...r,
+    agent: watched(r.agent, onSession),
+  }));
+
+  const races: RaceFacts[] = [];
+  const once = async (retryFailed: boolean) => {
+    const seen = server.requests.length;
+    const started = performance.now();
+    const summary = await race(project, [task], oracles, racers, { sandbox, env, retryFailed });
+    const ms = Math.round(performance.now() - started);
+    const attempt = await loadAttempt(project.results, task.id, agentCase.id);
+    const files: Record<string, string | null> = {};
+    if (attempt) {
+      const verify = join(root, `verify-${races.length}`);
+      await checkout(project.repository, task.parent, verify, { home: project.home });
+      const patch = (await loadPatches(project.results, task.id, agentCase.id)).full;
+      if (patch) {
+        await Deno.writeTextFile(`${verify}.patch`, patch);
+        await git(["apply", "--whitespace=nowarn", `${verify}.patch`], { cwd: verify });
+      }
+      for (const path of [...Object.keys(fix.goldFiles), fix.reproTest!.path]) {
+        files[path] = await Deno.readTextFile(join(verify, path)).catch(() => null);
+      }
+    }
+    const requests = server.requests.slice(seen);
+    races.push({
+      summary,
+      attempt,
+      files,
+      requests: requests.filter((r) => r.role !== "meta").length,
+      usageSent: usageOf(requests),
+      ms,
+    });
+  };
+
+  let processes: ScenarioFacts["processes"];
+  if (scenario === "success") {
+    await once(false);
+  } else if (scenario === "quota") {
+    server.fail({ kind: "quota", retryAfterSeconds: 1 });
+    await once(false);
+    server.healthy();
+    await once(true);
+  } else {
+    server.fail({ kind: "hang" });
+    const marker = project.home;
+    const during: HostProcess[] = [];
+    const watching = (async () => {
+      // Once the stream hangs, the agent is waiting on it: its processes must be there.
+      while (!server.requests.some((r) => r.failure?.kind === "hang")) {
+        if (races.length) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      during.push(...await processesMentioning(marker));
+    })();
+    await once(false);
+    await watching;
+    let after = await processesMentioning(marker);
+    for (let i = 0; i < 10 && after.length; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      after = await processesMentioning(marker);
+    }
+    processes = { during, after };
+  }
+  listener.close();
+  await accepting;
+  return {
+    caseId: agentCase.id,
+    scenario,
+    repository: project.repository,
+    workdirs,
+    races,
+    requests: server.requests.map(({ body, headers, ...rest }) => ({
+      ...rest,
+      canary: canary !== "" && JSON.stringify({ body, headers, rest }).includes(canary),
+    })),
+    probeConnections,
+    probePort: listener.addr.port,
+    processes,
+  };
+}
+
+if (import.meta.main) {
+  const [caseId, scenario, root, envsDir] = Deno.args;
+  const agentCase = CASES[caseId];
+  if (!agentCase || !["success", "quota", "hang"].includes(scenario) || !root || !envsDir) {
+    throw new Error(
+      `usage: _scenario.ts <${Object.keys(CASES).join("|")}> <scenario> <root> <envs>`,
+    );
+  }
+  const facts = await main(agentCase, scenario as ScenarioName, root, envsDir);
+  await Deno.writeTextFile(join(root, "facts.json"), JSON.stringify(facts, null, 1));
+}
