@@ -27,6 +27,8 @@ export interface AgentCase {
   env: (url: string) => Record<string, string>;
   /** The token fields this agent reports; the rest are not compared. */
   fields: (keyof TokenUsage)[];
+  /** Cache-write tokens per turn (only the Anthropic API reports them). */
+  cacheWrite?: number;
   /** Scenarios to run (default: all). */
   scenarios: ScenarioName[];
   /** What the case shows beyond the plain run, for the docs and the test names. */
@@ -68,6 +70,7 @@ export const CASES: Readonly<Record<string, AgentCase>> = {
     options: () => ({}),
     env: (url) => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url }),
     fields: ["input", "cachedInput", "cacheWrite", "output"],
+    cacheWrite: 50,
     scenarios: ALL,
   },
   "gemini-cli": {

@@ -107,6 +107,11 @@ async function main(
     }
   })().catch(() => {});
 
+  // The listener is reachable from the host: this control connection is the only one expected.
+  (await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port })).close();
+  // What a user would export before running bugbout (bugbout reads its own environment).
+  for (const [key, value] of Object.entries(agentCase.env(server.url))) Deno.env.set(key, value);
+
   const timeout = scenario === "hang" ? HANG_TIMEOUT_S : TIMEOUT_S;
   const bout = await buildBout(root, agentCase, server.url, timeout);
   const { project, task, fix, oracles } = bout;

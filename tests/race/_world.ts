@@ -46,6 +46,8 @@ export interface RaceWorld extends AsyncDisposable {
   tmp: string;
   /** The user's repository. */
   repo: string;
+  /** Where \`bugbout.toml\` and \`.bugbout/\` live (outside the repository). */
+  root: string;
   /** `BUGBOUT_HOME`. */
   home: string;
   /** Where the agents' scripts are written. */
@@ -102,16 +104,18 @@ export function configText(
   return lines.join("\n") + "\n";
 }
 
-/** Write `bugbout.toml` into `root` (created) and load the project with the world's home. */
-export async function projectAt(
+/**
+ * (Re)write the world's \`bugbout.toml\` with these agents and load the project with the world's
+ * home. Every race of a world shares its results directory, as runs of one project do.
+ */
+export async function projectWith(
   world: RaceWorld,
-  root: string,
   agents: AgentDef[],
   run: { timeout: number; quotas?: Record<string, number> },
 ): Promise<Project> {
-  await Deno.mkdir(root, { recursive: true });
-  await Deno.writeTextFile(join(root, "bugbout.toml"), configText(world, agents, run));
-  return await Project.load(root, { home: world.home });
+  await Deno.mkdir(world.root, { recursive: true });
+  await Deno.writeTextFile(join(world.root, "bugbout.toml"), configText(world, agents, run));
+  return await Project.load(world.root, { home: world.home });
 }
 
 /** Race the configured agents of `project` on the world's task. */
@@ -157,13 +161,14 @@ export async function makeRaceWorld(): Promise<RaceWorld> {
     const world = {
       tmp,
       repo,
+      root: join(tmp, "project"),
       home,
       agents,
       fixture,
       fix,
       sandbox: await openSandbox("auto"),
     } as RaceWorld;
-    const base = await projectAt(world, join(tmp, "base"), [], { timeout: 60 });
+    const base = await projectWith(world, [], { timeout: 60 });
     const mined = await mineTasks(base);
     const task = mined.file.tasks.find((t) => t.commit === fix.commit);
     if (!task) throw new Error(`mining found no task for ${FIX_KEY}`);

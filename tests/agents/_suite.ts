@@ -1,0 +1,234 @@
+/**
+ * The end-to-end test of one agent case: each scenario runs `_scenario.ts` as a child process
+ * (its `HOME` a directory of canaries) and then judges what it wrote, one step per claim.
+ *
+ * Whether the tests run depends on `BUGBOUT_AGENT_TESTS`:
+ * - `require` (CI): install the pinned CLI into the test cache if it is missing; a failed install
+ *   fails the test.
+ * - unset: run when the CLI is already in the cache (`deno run -A tests/agents/install.ts`
+ *   fills it), else skip with a message saying so. Nothing is downloaded.
+ * - `off`: skip.
+ *
+ * Requires `-A`: it runs Deno, git, uv, bubblewrap and the agent CLIs, and reads `/proc`.
+ *
+ * @module
+ */
+
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { run } from "../../lib/proc.ts";
+import { ENVS_DIR, testCache } from "../python/_shared.ts";
+import { agentPaths, defaultCacheDir, installAgents, PINNED } from "./install.ts";
+import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
+import { HANG_TIMEOUT_S, type RaceFacts, type ScenarioFacts } from "./_scenario.ts";
+import { canaryFiles, PROBE_MARK, writeFiles } from "./_world.ts";
+import { buildDemo, fixByKey } from "../fixtures/projects.ts";
+
+const SCENARIO = fileURLToPath(new URL("./_scenario.ts", import.meta.url));
+const CACHE = defaultCacheDir();
+const WEB_TOOL = /^(?:google_)?web_?(?:fetch|search)$/i;
+/** A whole scenario, however slow the agent; the agents' own limits are far below it. */
+const CHILD_TIMEOUT_MS = 10 * 60_000;
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+/** `BUGBOUT_AGENT_TESTS`: `require`, `off`, or unset (run what is installed). */
+function mode(): "require" | "off" | "cached" {
+  const value = Deno.env.get("BUGBOUT_AGENT_TESTS") ?? "";
+  if (value === "require" || value === "off") return value;
+  if (value !== "") throw new Error(`BUGBOUT_AGENT_TESTS=${value}: expected require or off`);
+  return "cached";
+}
+
+/** The denoland cache the child needs to find this project's npm packages. */
+function denoDir(): string {
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? join(Deno.env.get("HOME") ?? "/root", ".cache");
+  return Deno.env.get("DENO_DIR") ?? join(cache, "deno");
+}
+
+/** Run one scenario in a child process whose HOME holds the canaries; return its facts. */
+async function runScenario(
+  agentCase: AgentCase,
+  scenario: ScenarioName,
+  bin: string,
+): Promise<{ facts: ScenarioFacts; root: string; canary: string }> {
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: `bugbout-agent-${agentCase.id}-${scenario}-` }),
+  );
+  const canary = `BUGBOUT-CANARY-${crypto.randomUUID()}`;
+  const home = join(root, "user-home");
+  await writeFiles(home, canaryFiles(canary));
+  const result = await run([
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--quiet",
+    SCENARIO,
+    agentCase.id,
+    scenario,
+    root,
+    ENVS_DIR,
+  ], {
+    clearEnv: true,
+    env: {
+      PATH: `${dirname(bin)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      HOME: home,
+      LANG: "C.UTF-8",
+      DENO_DIR: denoDir(),
+      DENO_NO_UPDATE_CHECK: "1",
+      UV_CACHE_DIR: Deno.env.get("UV_CACHE_DIR") ?? testCache("uv"),
+      UV_PYTHON_DOWNLOADS: "never",
+      // Copilot unpacks its 235 MB package under BUGBOUT_HOME once; share it between runs.
+      BUGBOUT_HOME: join(CACHE, "bugbout-home"),
+      BUGBOUT_TEST_CANARY: canary,
+    },
+    timeoutMs: CHILD_TIMEOUT_MS,
+    ownGroup: true,
+    okCodes: "any",
+  });
+  if (result.code !== 0) {
+    throw new Error(`${agentCase.id} ${scenario} scenario failed (exit ${result.code}):\n` +
+      `${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`);
+  }
+  const facts = JSON.parse(await Deno.readTextFile(join(root, "facts.json"))) as ScenarioFacts;
+  return { facts, root, canary };
+}
+
+/** What to show when an assertion about an attempt fails. */
+function why(race: RaceFacts | undefined): string {
+  const a = race?.attempt;
+  if (!a) return `no attempt was saved: ${JSON.stringify(race?.summary)}`;
+  return `status ${a.status}, exit ${a.exitCode}, error ${a.error ?? "-"}\n${a.logTail.slice(-3000)}`;
+}
+
+const FIX = fixByKey(await buildDemo(await Deno.makeTempDir()).then(async (demo) => {
+  await Deno.remove(dirname(demo.dir + "/x"), { recursive: true });
+  return demo;
+}), "chunk-partial");
+
+/** The saved patch, applied to B, gives the gold source and the scripted test: nothing else. */
+function assertPatch(race: RaceFacts): void {
+  const expected: Record<string, string> = { ...FIX.goldFiles };
+  expected[FIX.reproTest!.path] = FIX.reproTest!.content;
+  assertEquals(race.files, expected, why(race));
+  const changed = (race.attempt?.files ?? []).map((f) => f.path).sort();
+  assertEquals(changed, Object.keys(expected).sort(), "the attempt lists exactly the edited files");
+}
+
+function assertTokens(agentCase: AgentCase, race: RaceFacts): void {
+  const got = Object.fromEntries(
+    agentCase.fields.map((k) => [k, race.attempt?.tokens?.[k] ?? 0]),
+  );
+  const sent = Object.fromEntries(agentCase.fields.map((k) => [k, race.usageSent[k] ?? 0]));
+  assert(sent.input > 0, "the server sent usage");
+  assertEquals(got, sent, why(race));
+}
+
+/** Register the end-to-end tests of one agent case. */
+export async function agentSuite(id: string): Promise<void> {
+  const agentCase = CASES[id];
+  const pinned = PINNED.find((p) => p.type === agentCase.type)!;
+  const { bin } = agentPaths(pinned, CACHE);
+  const how = mode();
+  const installed = await exists(bin);
+  const ignore = how === "off" || (how === "cached" && !installed);
+  if (ignore && how === "cached") {
+    console.error(
+      `tests/agents: skipping ${agentCase.id}: ${pinned.package}@${pinned.version} is not in ` +
+        `${CACHE}. Install it with \`deno run -A tests/agents/install.ts ${pinned.type}\`, or ` +
+        "set BUGBOUT_AGENT_TESTS=require to install it (and fail when that is impossible).",
+    );
+  }
+  const label = `${agentCase.id} (${pinned.package}@${pinned.version})`;
+  const prepare = async () => {
+    if (how === "require") await installAgents({ cacheDir: CACHE, only: [pinned.type] });
+  };
+  const scenario = (
+    name: ScenarioName,
+    title: string,
+    judge: (t: Deno.TestContext, run: Awaited<ReturnType<typeof runScenario>>) => Promise<void>,
+  ) => {
+    if (!agentCase.scenarios.includes(name)) return;
+    Deno.test({
+      name: `${label} ${title}`,
+      ignore,
+      async fn(t) {
+        await prepare();
+        const outcome = await runScenario(agentCase, name, bin);
+        try {
+          await judge(t, outcome);
+        } finally {
+          if (Deno.env.get("BUGBOUT_AGENT_TESTS_KEEP") !== "1") {
+            await Deno.remove(outcome.root, { recursive: true });
+          }
+        }
+      },
+    });
+  };
+
+  scenario("success", "fixes the task in bugbout's race, inside its sandbox", async (t, out) => {
+    const { facts, root } = out;
+    const race = facts.races[0];
+    const model = facts.requests.filter((r) => r.role !== "meta");
+    await t.step("the attempt ends as a patch", () => {
+      assertEquals(race.attempt?.status, "patch", why(race));
+      assertEquals(race.attempt?.error, undefined, why(race));
+    });
+    await t.step("the patch on disk matches the script's edits", () => assertPatch(race));
+    await t.step("the token usage parsed equals what the server sent", () => {
+      assertTokens(agentCase, race);
+    });
+    await t.step("no request offers a web search or fetch tool", () => {
+      assert(model.some((r) => r.tools.length > 0), "the agent offered tools");
+      const web = model.flatMap((r) => r.tools.filter((tool) => WEB_TOOL.test(tool)));
+      assertEquals(web, []);
+    });
+    await t.step("the canary in the user's home configuration reaches no request", async () => {
+      assert(await exists(join(root, "user-home", ".codex", "AGENTS.md")), "canaries planted");
+      assertEquals(facts.requests.filter((r) => r.canary).map((r) => r.seq), []);
+    });
+    await t.step("the agent's shell ran in bugbout's sandbox: no repository, no network", async () => {
+      assert(await exists(join(facts.repository, ".git", "HEAD")), "the repository is there");
+      const result = facts.requests.flatMap((r) => r.toolResults)
+        .find((text) => text.includes(`${PROBE_MARK}-START`));
+      assert(result, "the probe's output reached the server");
+      assert(!result.includes("ref: refs/heads"), result);
+      assert(!result.includes(`${PROBE_MARK}-head-exit=0`), result);
+      assert(result.includes(`${PROBE_MARK}-net-exit=1`), result);
+      assert(!result.includes(`${PROBE_MARK}-CONNECTED`), result);
+      assertEquals(facts.probeConnections, 1, "only the host's own control connection arrived");
+    });
+  });
+
+  scenario("quota", "ends a 429 as quota and retries it with retryFailed", async (t, out) => {
+    const [stopped, retried] = out.facts.races;
+    await t.step("the vendor's 429 ends the attempt as quota", () => {
+      assertEquals(stopped.attempt?.status, "quota", why(stopped));
+      assert(stopped.requests > 0, "the agent asked the model");
+    });
+    await t.step("race(..., { retryFailed: true }) runs it again once healthy: a patch", () => {
+      assertEquals(retried.summary.ran, 1, JSON.stringify(retried.summary));
+      assertEquals(retried.attempt?.status, "patch", why(retried));
+      assertPatch(retried);
+      assertTokens(agentCase, retried);
+    });
+  });
+
+  scenario("hang", "ends a hung stream at bugbout's timeout, leaving nothing running", async (t, out) => {
+    const { facts } = out;
+    const race = facts.races[0];
+    await t.step("the attempt ends as a timeout at [run] timeout", () => {
+      assertEquals(race.attempt?.status, "timeout", why(race));
+      assertEquals(race.attempt?.exitCode, null);
+      const ms = race.attempt?.durationMs ?? 0;
+      assert(ms >= HANG_TIMEOUT_S * 1000 && ms < HANG_TIMEOUT_S * 1000 + 30_000, `${ms} ms`);
+    });
+    await t.step("the agent's processes ran while it hung, and none is left", () => {
+      assert(facts.processes!.during.length > 0, "the /proc scan saw the hung agent");
+      assertEquals(facts.processes!.after, []);
+    });
+  });
+}
