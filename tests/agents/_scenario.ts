@@ -60,6 +60,8 @@ export interface ScenarioFacts {
   scenario: ScenarioName;
   /** The user's repository (the probe tries to read it). */
   repository: string;
+  /** What the script's edits make of B's files: path → text. */
+  expected: Record<string, string>;
   /** The working copies the agent was given, one per race. */
   workdirs: string[];
   races: RaceFacts[];
@@ -199,6 +201,7 @@ async function main(
     caseId: agentCase.id,
     scenario,
     repository: project.repository,
+    expected: { ...fix.goldFiles, [fix.reproTest!.path]: fix.reproTest!.content },
     workdirs,
     races,
     requests: server.requests.map(({ body, headers, ...rest }) => ({

@@ -23,7 +23,6 @@ import { agentPaths, defaultCacheDir, installAgents, PINNED } from "./install.ts
 import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
 import { HANG_TIMEOUT_S, type RaceFacts, type ScenarioFacts } from "./_scenario.ts";
 import { canaryFiles, PROBE_MARK, writeFiles } from "./_world.ts";
-import { buildDemo, fixByKey } from "../fixtures/projects.ts";
 
 const SCENARIO = fileURLToPath(new URL("./_scenario.ts", import.meta.url));
 const CACHE = defaultCacheDir();
@@ -90,8 +89,10 @@ async function runScenario(
     okCodes: "any",
   });
   if (result.code !== 0) {
-    throw new Error(`${agentCase.id} ${scenario} scenario failed (exit ${result.code}):\n` +
-      `${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`);
+    throw new Error(
+      `${agentCase.id} ${scenario} scenario failed (exit ${result.code}):\n` +
+        `${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`,
+    );
   }
   const facts = JSON.parse(await Deno.readTextFile(join(root, "facts.json"))) as ScenarioFacts;
   return { facts, root, canary };
@@ -101,18 +102,14 @@ async function runScenario(
 function why(race: RaceFacts | undefined): string {
   const a = race?.attempt;
   if (!a) return `no attempt was saved: ${JSON.stringify(race?.summary)}`;
-  return `status ${a.status}, exit ${a.exitCode}, error ${a.error ?? "-"}\n${a.logTail.slice(-3000)}`;
+  return `status ${a.status}, exit ${a.exitCode}, error ${a.error ?? "-"}\n${
+    a.logTail.slice(-3000)
+  }`;
 }
 
-const FIX = fixByKey(await buildDemo(await Deno.makeTempDir()).then(async (demo) => {
-  await Deno.remove(dirname(demo.dir + "/x"), { recursive: true });
-  return demo;
-}), "chunk-partial");
-
 /** The saved patch, applied to B, gives the gold source and the scripted test: nothing else. */
-function assertPatch(race: RaceFacts): void {
-  const expected: Record<string, string> = { ...FIX.goldFiles };
-  expected[FIX.reproTest!.path] = FIX.reproTest!.content;
+function assertPatch(facts: ScenarioFacts, race: RaceFacts): void {
+  const expected = facts.expected;
   assertEquals(race.files, expected, why(race));
   const changed = (race.attempt?.files ?? []).map((f) => f.path).sort();
   assertEquals(changed, Object.keys(expected).sort(), "the attempt lists exactly the edited files");
@@ -177,7 +174,7 @@ export async function agentSuite(id: string): Promise<void> {
       assertEquals(race.attempt?.status, "patch", why(race));
       assertEquals(race.attempt?.error, undefined, why(race));
     });
-    await t.step("the patch on disk matches the script's edits", () => assertPatch(race));
+    await t.step("the patch on disk matches the script's edits", () => assertPatch(facts, race));
     await t.step("the token usage parsed equals what the server sent", () => {
       assertTokens(agentCase, race);
     });
@@ -190,17 +187,20 @@ export async function agentSuite(id: string): Promise<void> {
       assert(await exists(join(root, "user-home", ".codex", "AGENTS.md")), "canaries planted");
       assertEquals(facts.requests.filter((r) => r.canary).map((r) => r.seq), []);
     });
-    await t.step("the agent's shell ran in bugbout's sandbox: no repository, no network", async () => {
-      assert(await exists(join(facts.repository, ".git", "HEAD")), "the repository is there");
-      const result = facts.requests.flatMap((r) => r.toolResults)
-        .find((text) => text.includes(`${PROBE_MARK}-START`));
-      assert(result, "the probe's output reached the server");
-      assert(!result.includes("ref: refs/heads"), result);
-      assert(!result.includes(`${PROBE_MARK}-head-exit=0`), result);
-      assert(result.includes(`${PROBE_MARK}-net-exit=1`), result);
-      assert(!result.includes(`${PROBE_MARK}-CONNECTED`), result);
-      assertEquals(facts.probeConnections, 1, "only the host's own control connection arrived");
-    });
+    await t.step(
+      "the agent's shell ran in bugbout's sandbox: no repository, no network",
+      async () => {
+        assert(await exists(join(facts.repository, ".git", "HEAD")), "the repository is there");
+        const result = facts.requests.flatMap((r) => r.toolResults)
+          .find((text) => text.includes(`${PROBE_MARK}-START`));
+        assert(result, "the probe's output reached the server");
+        assert(!result.includes("ref: refs/heads"), result);
+        assert(!result.includes(`${PROBE_MARK}-head-exit=0`), result);
+        assert(result.includes(`${PROBE_MARK}-net-exit=1`), result);
+        assert(!result.includes(`${PROBE_MARK}-CONNECTED`), result);
+        assertEquals(facts.probeConnections, 1, "only the host's own control connection arrived");
+      },
+    );
   });
 
   scenario("quota", "ends a 429 as quota and retries it with retryFailed", async (t, out) => {
@@ -212,23 +212,27 @@ export async function agentSuite(id: string): Promise<void> {
     await t.step("race(..., { retryFailed: true }) runs it again once healthy: a patch", () => {
       assertEquals(retried.summary.ran, 1, JSON.stringify(retried.summary));
       assertEquals(retried.attempt?.status, "patch", why(retried));
-      assertPatch(retried);
+      assertPatch(out.facts, retried);
       assertTokens(agentCase, retried);
     });
   });
 
-  scenario("hang", "ends a hung stream at bugbout's timeout, leaving nothing running", async (t, out) => {
-    const { facts } = out;
-    const race = facts.races[0];
-    await t.step("the attempt ends as a timeout at [run] timeout", () => {
-      assertEquals(race.attempt?.status, "timeout", why(race));
-      assertEquals(race.attempt?.exitCode, null);
-      const ms = race.attempt?.durationMs ?? 0;
-      assert(ms >= HANG_TIMEOUT_S * 1000 && ms < HANG_TIMEOUT_S * 1000 + 30_000, `${ms} ms`);
-    });
-    await t.step("the agent's processes ran while it hung, and none is left", () => {
-      assert(facts.processes!.during.length > 0, "the /proc scan saw the hung agent");
-      assertEquals(facts.processes!.after, []);
-    });
-  });
+  scenario(
+    "hang",
+    "ends a hung stream at bugbout's timeout, leaving nothing running",
+    async (t, out) => {
+      const { facts } = out;
+      const race = facts.races[0];
+      await t.step("the attempt ends as a timeout at [run] timeout", () => {
+        assertEquals(race.attempt?.status, "timeout", why(race));
+        assertEquals(race.attempt?.exitCode, null);
+        const ms = race.attempt?.durationMs ?? 0;
+        assert(ms >= HANG_TIMEOUT_S * 1000 && ms < HANG_TIMEOUT_S * 1000 + 30_000, `${ms} ms`);
+      });
+      await t.step("the agent's processes ran while it hung, and none is left", () => {
+        assert(facts.processes!.during.length > 0, "the /proc scan saw the hung agent");
+        assertEquals(facts.processes!.after, []);
+      });
+    },
+  );
 }
