@@ -94,9 +94,10 @@ export function ratio(k: number, n: number): string {
   return `${k}/${n}`;
 }
 
-/** A duration: "45s", "4m 05s", "1h 02m". */
+/** A duration: "0.4s", "45s", "4m 05s", "1h 02m". */
 export function duration(ms: number | null): string {
   if (ms === null) return NONE;
+  if (ms < 9_950) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;

@@ -35,8 +35,13 @@ import {
   treeHashes,
 } from "./_world.ts";
 
-/** Bytes the flooder writes: well over the 32 MiB log cap. */
-const FLOOD_BYTES = 96 * 1024 * 1024;
+/**
+ * Bytes the flooder writes: far over the 32 MiB log cap, and far over what bugbout's memory may
+ * grow by (the garbage collector lets tens of MiB of drained chunks pile up before it runs).
+ */
+const FLOOD_BYTES = 384 * 1024 * 1024;
+/** How much bugbout's resident memory may grow during the race. */
+const MAX_GROWTH_MIB = 160;
 const LOG_CAP = 32 * 1024 * 1024;
 const TRUNCATED = "\n[bugbout: output truncated at the cap]\n";
 const SECRET_NAMES = ["GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
@@ -285,7 +290,7 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     file.close();
     equal(new TextDecoder().decode(end), TRUNCATED);
     const growth = (peak - baseline) / 1024 / 1024;
-    ok(growth < FLOOD_BYTES / 1024 / 1024 / 2, `bugbout grew by ${growth.toFixed(0)} MiB`);
+    ok(growth < MAX_GROWTH_MIB, `bugbout grew by ${growth.toFixed(0)} MiB`);
   });
 
   await t.step("deleting the whole working copy is a patch of deletions; the host is untouched", async () => {
@@ -355,7 +360,11 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
       match(String(value("write_checkout")), /written by the probe/);
       match(String(value("write_log")), /written by the probe/);
       match(String(value("write_tmp")), /written by the probe/);
-      for (const key of ["write_repo", "write_usr", "write_home_parent"]) refused(key);
+      for (const key of ["write_repo", "write_usr"]) refused(key);
+      // HOME's parent is this attempt's directory: with BUGBOUT_HOME under /tmp a write there
+      // lands in the private /tmp (the next step checks the host); under a wide state
+      // directory it is a covered part of BUGBOUT_HOME, read-only.
+      if (name === "prober-wide") refused("write_home_parent");
       for (const key of ["tcp_loopback", "dns", "unix_socket", "see_pid", "signal_pid"]) {
         refused(key);
       }
@@ -429,6 +438,7 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     ok(firstEnd >= agents.length - 1, `${starts} starts, first end at ${firstEnd}`);
   });
 
+  if (Deno.env.get("RACE_DEBUG")) console.log(JSON.stringify(probeResults((await attempt("prober")).full), null, 1), JSON.stringify(probeResults((await attempt("prober-wide")).full)));
   await Deno.remove(socketDir, { recursive: true });
   console.log(`race of ${agents.length} agents: ${seconds.toFixed(1)}s`);
 });
