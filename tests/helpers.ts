@@ -23,16 +23,16 @@ export async function runBugbout(
   args: string[],
   options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
 ): Promise<CliRun> {
+  // The machine's own settings (TLS certificates for uv, caches) pass through; what changes the
+  // output (colour) or could reach a real service (a GitHub token) does not.
   const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? "/root",
+    ...Deno.env.toObject(),
     NO_COLOR: "1",
     UV_PYTHON_DOWNLOADS: "never",
     ...options.env,
   };
-  for (const key of ["DENO_DIR", "UV_CACHE_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(key);
-    if (value !== undefined && !(key in env)) env[key] = value;
+  for (const key of ["GITHUB_TOKEN", "GH_TOKEN", "FORCE_COLOR"]) {
+    if (!(options.env && key in options.env)) delete env[key];
   }
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", join(ROOT, "main.ts"), ...args],

@@ -84,6 +84,21 @@ else echo "hard-etc: failed" >> links.txt; fi
 echo "planted links"
 `;
 
+/**
+ * Makes repositories of its own inside its working copy (one with a commit holding a new test,
+ * one without any) and files with awkward names.
+ */
+export const NEST_SH = `
+git() { command git -c user.name=agent -c user.email=agent@localhost "$@"; }
+mkdir -p tests/regression && cd tests/regression || exit 1
+printf 'from textkit.lists import chunk\\n\\n\\ndef test_nested():\\n    assert chunk([1], 1) == [[1]]\\n' \\
+  > test_nested.py
+git init -q . && git add . && git commit -qm "a repository of my own" || exit 1
+cd ../.. && mkdir notes && cd notes && git init -q . && echo "no commit here" > todo.txt
+cd .. && printf x > "$(printf 'odd\\nname.txt')" && printf x > ./-rf && printf x > 'star*.txt'
+echo "nested"
+`;
+
 /** Sleeps `$1` seconds and writes its start and end time (seconds since the epoch) to times.txt. */
 export const TIMED_PY = `
 import sys, time

@@ -18,6 +18,7 @@ import {
   FLOOD_SH,
   HANG_SH,
   LINKS_SH,
+  NEST_SH,
   playbook,
   script,
   TIMED_PY,
@@ -149,6 +150,7 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
       name: "linker",
       command: [...await sh("links.sh", LINKS_SH), hostHome, world.repo, fixed],
     },
+    { name: "nester", command: await sh("nest.sh", NEST_SH) },
     { name: "prober", command: ["python3", probePy] },
     // The same probes with a careless `state-dirs` that holds the repository, BUGBOUT_HOME and
     // the results: the sandbox must cover those with empty read-only mounts.
@@ -231,20 +233,23 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     match(a.summary ?? "", /fixer wrote 2 file/);
   });
 
-  await t.step("the wrong fix is a source-only patch, the test writer's a tests-only one", async () => {
-    const wrong = await attempt("wrong");
-    equal(wrong.attempt.status, "patch");
-    deepEqual(wrong.attempt.files.map((f) => [f.path, f.kind]), [[fixed, "source"]]);
-    match(wrong.source, /\+\s+count = len\(items\) \/\/ size \+ 1/);
-    equal(wrong.tests, "");
-    const tester = await attempt("tester");
-    equal(tester.attempt.status, "patch");
-    deepEqual(tester.attempt.files.map((f) => [f.path, f.change, f.kind]), [
-      [fix.reproTest!.path, "added", "test"],
-    ]);
-    equal(tester.source, "");
-    match(tester.tests, /test_partial_chunk_is_kept/);
-  });
+  await t.step(
+    "the wrong fix is a source-only patch, the test writer's a tests-only one",
+    async () => {
+      const wrong = await attempt("wrong");
+      equal(wrong.attempt.status, "patch");
+      deepEqual(wrong.attempt.files.map((f) => [f.path, f.kind]), [[fixed, "source"]]);
+      match(wrong.source, /\+\s+count = len\(items\) \/\/ size \+ 1/);
+      equal(wrong.tests, "");
+      const tester = await attempt("tester");
+      equal(tester.attempt.status, "patch");
+      deepEqual(tester.attempt.files.map((f) => [f.path, f.change, f.kind]), [
+        [fix.reproTest!.path, "added", "test"],
+      ]);
+      equal(tester.source, "");
+      match(tester.tests, /test_partial_chunk_is_kept/);
+    },
+  );
 
   await t.step("doing nothing is no-change, falling over is crashed", async () => {
     const idler = await attempt("idler");
@@ -257,51 +262,63 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     match(crasher.attempt.error ?? "", /the agent fell over/);
   });
 
-  await t.step("the hanger timed out and left no process behind, detached child included", async () => {
-    const { attempt: a } = await attempt("hanger");
-    equal(a.status, "timeout");
-    equal(a.exitCode, null);
-    ok(a.durationMs >= 5000, `${a.durationMs} ms`);
-    ok(a.durationMs < 30_000, `${a.durationMs} ms`);
-    match(a.logTail, /sleeping with a detached child/);
-    const gone = await waitUntil(async () => (await processesWith(marker)).length === 0, 5000);
-    ok(gone, `processes left: ${await processesWith(marker)}`);
-  });
+  await t.step(
+    "the hanger timed out and left no process behind, detached child included",
+    async () => {
+      const { attempt: a } = await attempt("hanger");
+      equal(a.status, "timeout");
+      equal(a.exitCode, null);
+      ok(a.durationMs >= 5000, `${a.durationMs} ms`);
+      ok(a.durationMs < 30_000, `${a.durationMs} ms`);
+      match(a.logTail, /sleeping with a detached child/);
+      const gone = await waitUntil(async () => (await processesWith(marker)).length === 0, 5000);
+      ok(gone, `processes left: ${await processesWith(marker)}`);
+    },
+  );
 
-  await t.step("the flood's log stops at the cap, marked truncated, and memory stays flat", async () => {
-    const { attempt: a } = await attempt("flooder");
-    equal(a.status, "no-change");
-    equal(a.exitCode, 0);
-    match(a.error ?? "", /over the cap/);
-    ok(a.logTail.length <= 4000);
-    const logs = await attemptLogDirs(probing, task.id);
-    const sizes = [];
-    for (const log of logs) {
-      const info = await Deno.stat(join(log, "stdout.log")).catch(() => undefined);
-      if (info) sizes.push([log, info.size] as const);
-    }
-    const [flood] = sizes.filter(([, size]) => size > 1024 * 1024);
-    ok(flood, "the flooder's stdout.log is there");
-    equal(flood[1], LOG_CAP + TRUNCATED.length);
-    const file = await Deno.open(join(flood[0], "stdout.log"));
-    await file.seek(-TRUNCATED.length, Deno.SeekMode.End);
-    const end = new Uint8Array(TRUNCATED.length);
-    await file.read(end);
-    file.close();
-    equal(new TextDecoder().decode(end), TRUNCATED);
-    const growth = (peak - baseline) / 1024 / 1024;
-    ok(growth < MAX_GROWTH_MIB, `bugbout grew by ${growth.toFixed(0)} MiB`);
-  });
+  await t.step(
+    "the flood's log stops at the cap, marked truncated, and memory stays flat",
+    async () => {
+      const { attempt: a } = await attempt("flooder");
+      equal(a.status, "no-change");
+      equal(a.exitCode, 0);
+      match(a.error ?? "", /over the cap/);
+      ok(a.logTail.length <= 4000);
+      const logs = await attemptLogDirs(probing, task.id);
+      const sizes = [];
+      for (const log of logs) {
+        const info = await Deno.stat(join(log, "stdout.log")).catch(() => undefined);
+        if (info) sizes.push([log, info.size] as const);
+      }
+      const [flood] = sizes.filter(([, size]) => size > 1024 * 1024);
+      ok(flood, "the flooder's stdout.log is there");
+      equal(flood[1], LOG_CAP + TRUNCATED.length);
+      const file = await Deno.open(join(flood[0], "stdout.log"));
+      await file.seek(-TRUNCATED.length, Deno.SeekMode.End);
+      const end = new Uint8Array(TRUNCATED.length);
+      await file.read(end);
+      file.close();
+      equal(new TextDecoder().decode(end), TRUNCATED);
+      const growth = (peak - baseline) / 1024 / 1024;
+      ok(growth < MAX_GROWTH_MIB, `bugbout grew by ${growth.toFixed(0)} MiB`);
+    },
+  );
 
-  await t.step("deleting the whole working copy is a patch of deletions; the host is untouched", async () => {
-    const { attempt: a, full } = await attempt("deleter");
-    equal(a.status, "patch");
-    ok(a.files.length >= 8, `${a.files.length} files`);
-    ok(a.files.every((f) => f.change === "deleted"), JSON.stringify(a.files));
-    deepEqual(new Set(a.files.map((f) => f.kind)), new Set(["source", "test", "config", "other"]));
-    match(full, /deleted file mode/);
-    deepEqual(await treeHashes(victim), before.victim);
-  });
+  await t.step(
+    "deleting the whole working copy is a patch of deletions; the host is untouched",
+    async () => {
+      const { attempt: a, full } = await attempt("deleter");
+      equal(a.status, "patch");
+      ok(a.files.length >= 8, `${a.files.length} files`);
+      ok(a.files.every((f) => f.change === "deleted"), JSON.stringify(a.files));
+      deepEqual(
+        new Set(a.files.map((f) => f.kind)),
+        new Set(["source", "test", "config", "other"]),
+      );
+      match(full, /deleted file mode/);
+      deepEqual(await treeHashes(victim), before.victim);
+    },
+  );
 
   await t.step("links are captured as links, never followed, and hard links fail", async () => {
     const { attempt: a, full } = await attempt("linker");
@@ -320,78 +337,112 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     ok(!full.includes("root:x:0:0"), "nothing was followed");
   });
 
-  for (const name of ["prober", "prober-wide"]) {
-    await t.step(`${name}: every probe of the adversarial table gives the expected result`, async () => {
-      const { attempt: a, full } = await attempt(name);
+  await t.step(
+    "repositories an agent makes inside its working copy do not hide its files",
+    async () => {
+      const { attempt: a, full, tests } = await attempt("nester");
       equal(a.status, "patch", a.logTail);
-      const r = probeResults(full);
-      const refused = (key: string) => equal(r[key]?.ok, false, `${key}: ${JSON.stringify(r[key])}`);
-      const value = (key: string) => {
-        equal(r[key]?.ok, true, `${key}: ${JSON.stringify(r[key])}`);
-        return (r[key] as { value: unknown }).value;
-      };
-      for (const key of ["repo_head", "repo_git_log", "repo_fixed_file", "through_symlink"]) {
-        refused(key);
-      }
-      for (const key of Object.keys(r).filter((k) => k.startsWith("canary_"))) refused(key);
-      equal(Object.keys(r).filter((k) => k.startsWith("canary_")).length, canaryFiles.length);
-      // BUGBOUT_HOME shows nothing but this attempt's own directories.
-      const cwd = dirname(dirname(String(value("import_pkg"))));
-      const own = dirname(cwd);
-      const homeFiles = value("home_files") as string[];
-      ok(homeFiles.length > 0 && homeFiles.every((f) => f.startsWith(`${own}/`)), homeFiles.join());
-      ok(homeFiles.some((f) => f === join(own, "input", "prompt.md")));
-      const results = r.results_list;
-      ok(!results.ok || (results.value as string[]).length === 0, JSON.stringify(results));
-      // The working copy: one commit, no remote, no alternates, no pointer to the repository,
-      // and nothing of the fix's tests.
-      equal((value("rev_list") as string[]).length, 1);
-      equal(value("remotes"), "");
-      equal(value("git_dir"), "dir");
-      refused("alternates");
-      refused("commondir");
-      deepEqual(value("git_mentions_repo"), []);
-      equal(value("objects_mention_repo"), false);
-      equal(value("g_test_in_objects"), false);
-      deepEqual(value("g_test_in_files"), []);
-      equal(value("import_pkg"), join(cwd, "textkit", "__init__.py"));
-      ok(String(value("import_pkg")).startsWith(`${own}/work/`));
-      // Writes: the working copy, the log directory and a private /tmp only.
-      match(String(value("write_checkout")), /written by the probe/);
-      match(String(value("write_log")), /written by the probe/);
-      match(String(value("write_tmp")), /written by the probe/);
-      for (const key of ["write_repo", "write_usr"]) refused(key);
-      // HOME's parent is this attempt's directory: with BUGBOUT_HOME under /tmp a write there
-      // lands in the private /tmp (the next step checks the host); under a wide state
-      // directory it is a covered part of BUGBOUT_HOME, read-only.
-      if (name === "prober-wide") refused("write_home_parent");
-      for (const key of ["tcp_loopback", "dns", "unix_socket", "see_pid", "signal_pid"]) {
-        refused(key);
-      }
-      equal(value("cap_eff"), "0000000000000000");
-      refused("umount_repo");
-      refused("umount_tmp");
-      const after = r.repo_after_umount;
-      ok(!after.ok || (after.value as string[]).length === 0, JSON.stringify(after));
-      const env = value("env") as Record<string, string>;
-      for (const name of SECRET_NAMES) ok(!(name in env), `${name} is inside`);
-      ok(!JSON.stringify(r).includes(secret), "the secret is inside");
-      equal(a.files.find((f) => f.path === "via-link.py")?.symlink, true);
-    });
+      deepEqual(a.files.map((f) => [f.path, f.change, f.kind]).sort(), [
+        ["-rf", "added", "other"],
+        ["notes/todo.txt", "added", "other"],
+        ["odd\nname.txt", "added", "other"],
+        ["star*.txt", "added", "other"],
+        ["tests/regression/test_nested.py", "added", "test"],
+      ]);
+      match(tests, /def test_nested\(\):/);
+      ok(
+        !full.includes("Subproject commit") && !full.includes(" 160000"),
+        "a gitlink was captured",
+      );
+    },
+  );
+
+  for (const name of ["prober", "prober-wide"]) {
+    await t.step(
+      `${name}: every probe of the adversarial table gives the expected result`,
+      async () => {
+        const { attempt: a, full } = await attempt(name);
+        equal(a.status, "patch", a.logTail);
+        const r = probeResults(full);
+        const refused = (key: string) => {
+          equal(r[key]?.ok, false, `${key}: ${JSON.stringify(r[key])}`);
+          // Refused by the sandbox, not by a bug in the probe.
+          const error = (r[key] as { error: string }).error;
+          ok(!/^(NameError|TypeError|KeyError|AttributeError|ValueError)/.test(error), error);
+        };
+        const value = (key: string) => {
+          equal(r[key]?.ok, true, `${key}: ${JSON.stringify(r[key])}`);
+          return (r[key] as { value: unknown }).value;
+        };
+        for (const key of ["repo_head", "repo_git_log", "repo_fixed_file", "through_symlink"]) {
+          refused(key);
+        }
+        for (const key of Object.keys(r).filter((k) => k.startsWith("canary_"))) refused(key);
+        equal(Object.keys(r).filter((k) => k.startsWith("canary_")).length, canaryFiles.length);
+        // BUGBOUT_HOME shows nothing but this attempt's own directories.
+        const cwd = dirname(dirname(String(value("import_pkg"))));
+        const own = dirname(cwd);
+        const homeFiles = value("home_files") as string[];
+        ok(
+          homeFiles.length > 0 && homeFiles.every((f) => f.startsWith(`${own}/`)),
+          homeFiles.join(),
+        );
+        ok(homeFiles.some((f) => f === join(own, "input", "prompt.md")));
+        const results = r.results_list;
+        ok(!results.ok || (results.value as string[]).length === 0, JSON.stringify(results));
+        // The working copy: one commit, no remote, no alternates, no pointer to the repository,
+        // and nothing of the fix's tests.
+        equal((value("rev_list") as string[]).length, 1);
+        equal(value("remotes"), "");
+        equal(value("git_dir"), "dir");
+        refused("alternates");
+        refused("commondir");
+        deepEqual(value("git_mentions_repo"), []);
+        equal(value("objects_mention_repo"), false);
+        equal(value("g_test_in_objects"), false);
+        deepEqual(value("g_test_in_files"), []);
+        equal(value("import_pkg"), join(cwd, "textkit", "__init__.py"));
+        ok(String(value("import_pkg")).startsWith(`${own}/work/`));
+        // Writes: the working copy, the log directory and a private /tmp only.
+        match(String(value("write_checkout")), /written by the probe/);
+        match(String(value("write_log")), /written by the probe/);
+        match(String(value("write_tmp")), /written by the probe/);
+        for (const key of ["write_repo", "write_usr"]) refused(key);
+        // HOME's parent is this attempt's directory: with BUGBOUT_HOME under /tmp a write there
+        // lands in the private /tmp (the next step checks the host); under a wide state
+        // directory it is a covered part of BUGBOUT_HOME, read-only.
+        if (name === "prober-wide") refused("write_home_parent");
+        for (const key of ["tcp_loopback", "dns", "unix_socket", "see_pid", "signal_pid"]) {
+          refused(key);
+        }
+        equal(value("cap_eff"), "0000000000000000");
+        refused("umount_repo");
+        refused("umount_tmp");
+        const after = r.repo_after_umount;
+        ok(!after.ok || (after.value as string[]).length === 0, JSON.stringify(after));
+        const env = value("env") as Record<string, string>;
+        for (const name of SECRET_NAMES) ok(!(name in env), `${name} is inside`);
+        ok(!JSON.stringify(r).includes(secret), "the secret is inside");
+        equal(a.files.find((f) => f.path === "via-link.py")?.symlink, true);
+      },
+    );
   }
 
-  await t.step("the probers' writes outside their working copy never reached the host", async () => {
-    for (const name of ["prober", "prober-wide"]) {
-      const env = agents.find((a) => a.name === name)!.env!;
-      for (const dir of ["/tmp", "/usr", world.repo]) {
-        const path = join(dir, `written-${env.PROBE_NAME}.txt`);
-        equal(await Deno.lstat(path).then(() => true, () => false), false, path);
+  await t.step(
+    "the probers' writes outside their working copy never reached the host",
+    async () => {
+      for (const name of ["prober", "prober-wide"]) {
+        const env = agents.find((a) => a.name === name)!.env!;
+        for (const dir of ["/tmp", "/usr", world.repo]) {
+          const path = join(dir, `written-${env.PROBE_NAME}.txt`);
+          equal(await Deno.lstat(path).then(() => true, () => false), false, path);
+        }
+        const stray = await filesContaining(world.home, "written by the probe");
+        ok(stray.every((p) => p.includes("/log/")), stray.join());
       }
-      const stray = await filesContaining(world.home, "written by the probe");
-      ok(stray.every((p) => p.includes("/log/")), stray.join());
-    }
-    equal(reached, 0, "a host listener was reached");
-  });
+      equal(reached, 0, "a host listener was reached");
+    },
+  );
 
   await t.step("nothing outside the working copies changed on the host", async () => {
     deepEqual(await treeHashes(world.repo), before.repo);
@@ -420,7 +471,11 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
       const [start, end] = line.split(" ").map(Number);
       return [start, end];
     };
-    const [a, b, c] = [await times("sleeper-a"), await times("sleeper-b"), await times("sleeper-c")];
+    const [a, b, c] = [
+      await times("sleeper-a"),
+      await times("sleeper-b"),
+      await times("sleeper-c"),
+    ];
     ok(!overlaps(a, b), `a ${a} b ${b}`);
     ok(overlaps(c, a) || overlaps(c, b), `c ${c} a ${a} b ${b}`);
     const span = (name: string): [number, number] => {
@@ -438,7 +493,12 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     ok(firstEnd >= agents.length - 1, `${starts} starts, first end at ${firstEnd}`);
   });
 
-  if (Deno.env.get("RACE_DEBUG")) console.log(JSON.stringify(probeResults((await attempt("prober")).full), null, 1), JSON.stringify(probeResults((await attempt("prober-wide")).full)));
+  if (Deno.env.get("RACE_DEBUG")) {
+    console.log(
+      JSON.stringify(probeResults((await attempt("prober")).full), null, 1),
+      JSON.stringify(probeResults((await attempt("prober-wide")).full)),
+    );
+  }
   await Deno.remove(socketDir, { recursive: true });
   console.log(`race of ${agents.length} agents: ${seconds.toFixed(1)}s`);
 });

@@ -1,0 +1,126 @@
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { demoPlaybook } from "../lib/demo/agents.ts";
+import { writePlaybookAgent } from "../lib/demo/playbook_agent.ts";
+import { reportSchema } from "../lib/report/mod.ts";
+import { resolutionsFileSchema } from "../lib/records.ts";
+import { startFakeGithub } from "./fixtures/github_server.ts";
+import { buildDemo } from "./fixtures/projects.ts";
+import { runBugbout, tempDir } from "./helpers.ts";
+
+function agentTable(name: string, script: string) {
+  return `[[contestants]]\nagent = "command"\nname = "${name}"\nquota = "${name}"\n` +
+    `command = ["python3", ${JSON.stringify(script)}, "{prompt_file}"]\n`;
+}
+
+Deno.test("bugbout run carries a bout through every stage, resumes, and renders all four formats", async () => {
+  await using dir = await tempDir("bugbout-run-");
+  const fixture = await buildDemo(join(dir.path, "textkit"));
+  await using github = startFakeGithub({
+    repository: fixture.github.repository,
+    items: fixture.github.items,
+  });
+  const script = (kind: "careful" | "sloppy" | "tester") =>
+    writePlaybookAgent(
+      join(dir.path, "agents"),
+      demoPlaybook(kind, fixture.fixes, fixture.github.items),
+    );
+  const base =
+    `[project]\nsource = "${fixture.source}"\ngithub = "${fixture.github.repository}"\n` +
+    `github-api = "${github.url}"\n\n[tasks]\nlimit = 3\n\n`;
+  const config = join(fixture.dir, "bugbout.toml");
+  await Deno.writeTextFile(
+    config,
+    base + agentTable("careful", await script("careful")) +
+      agentTable("sloppy", await script("sloppy")),
+  );
+  const env = { BUGBOUT_HOME: join(dir.path, "home") };
+
+  const first = await runBugbout(["run"], { cwd: fixture.dir, env });
+  equal(first.code, 0, first.stderr);
+  for (const stage of ["mine", "oracle", "race", "examine", "judge", "score", "report"]) {
+    match(first.stderr, new RegExp(`\\] ${stage} +\\S`), `stage line for ${stage}`);
+  }
+  match(first.stderr, /race +6 attempt\(s\) ran, 0 already done: 6 patch/);
+  match(first.stdout, /^Agents$/m);
+  const results = join(fixture.dir, ".bugbout");
+  for (const file of ["report.json", "report.md", "report.html", "tasks.json", "oracles.json"]) {
+    ok((await Deno.stat(join(results, file))).isFile, file);
+  }
+  const resolutions = resolutionsFileSchema.parse(
+    JSON.parse(await Deno.readTextFile(join(results, "resolutions.json"))),
+  );
+  const outcomes = Object.values(resolutions.resolutions).map((r) => r.patches.careful?.outcome);
+  deepEqual(outcomes, ["resolved", "resolved", "resolved"]);
+
+  // Again: nothing runs twice.
+  const again = await runBugbout(["run"], { cwd: fixture.dir, env });
+  equal(again.code, 0, again.stderr);
+  match(again.stderr, /race +0 attempt\(s\) ran, 6 already done/);
+
+  // A contestant added later runs alone.
+  await Deno.writeTextFile(config, agentTable("tester", await script("tester")), { append: true });
+  const added = await runBugbout(["run"], { cwd: fixture.dir, env });
+  equal(added.code, 0, added.stderr);
+  match(added.stderr, /race +3 attempt\(s\) ran, 6 already done/);
+  ok(!/careful started/.test(added.stderr));
+
+  // Re-judge and re-score one task without racing.
+  const focused = await runBugbout(["run", "--no-race", "--task", "issue-14"], {
+    cwd: fixture.dir,
+    env,
+  });
+  equal(focused.code, 0, focused.stderr);
+  ok(!/\] race /.test(focused.stderr));
+
+  const unknown = await runBugbout(["run", "--task", "issue-999"], { cwd: fixture.dir, env });
+  equal(unknown.code, 1);
+  match(unknown.stderr, /No task issue-999 in tasks\.json/);
+
+  // Every format from .bugbout/, running nothing.
+  const json = await runBugbout(["report", "--format", "json"], { cwd: fixture.dir, env });
+  const report = reportSchema.parse(JSON.parse(json.stdout));
+  deepEqual(report.agents.map((a) => [a.name, a.outcomes.resolved]), [
+    ["careful", 3],
+    ["sloppy", 0],
+    ["tester", 0],
+  ]);
+  const md = await runBugbout(["report", "--format", "markdown"], { cwd: fixture.dir, env });
+  match(md.stdout, /^# bugbout report/m);
+  match(md.stdout, /\| careful \| 3 \| 3 \|/);
+  const html = join(dir.path, "out.html");
+  const written = await runBugbout(["report", "--format", "html", "--output", html], {
+    cwd: fixture.dir,
+    env,
+  });
+  equal(written.code, 0, written.stderr);
+  match(await Deno.readTextFile(html), /^<!DOCTYPE html>/i);
+  const terminal = await runBugbout(["report"], { cwd: fixture.dir, env });
+  ok(terminal.stdout.split("\n").every((line) => line.length <= 100));
+  const bad = await runBugbout(["report", "--format", "pdf"], { cwd: fixture.dir, env });
+  equal(bad.code, 2);
+  match(bad.stderr, /unknown report format "pdf"/);
+});
+
+Deno.test("bugbout run --tasks-only stops after the ground truth", async () => {
+  await using dir = await tempDir("bugbout-run-");
+  const fixture = await buildDemo(join(dir.path, "textkit"));
+  await Deno.writeTextFile(
+    join(fixture.dir, "bugbout.toml"),
+    `[project]\nsource = "${fixture.source}"\n\n[tasks]\nlimit = 2\n`,
+  );
+  const run = await runBugbout(["run", "--tasks-only"], {
+    cwd: fixture.dir,
+    env: { BUGBOUT_HOME: join(dir.path, "home") },
+  });
+  equal(run.code, 0, run.stderr);
+  match(run.stderr, /\] oracle +2 scorable/);
+  ok(!/\] race /.test(run.stderr));
+});
+
+Deno.test("bugbout run in a directory without bugbout.toml says what to do", async () => {
+  await using dir = await tempDir("bugbout-run-");
+  const run = await runBugbout(["run"], { cwd: dir.path });
+  equal(run.code, 1);
+  match(run.stderr, /^error: No bugbout\.toml in .*\nhint: Run `bugbout init`/);
+});
