@@ -3,7 +3,8 @@
  * the sandbox records the working copy before the agent starts; afterwards the working copy is
  * staged into it and diffed. Symlinks are recorded as links (never followed), binary files with
  * `--binary`, renames and mode changes as such. Nothing the agent can write (its own `.git`, a
- * `.gitignore` trick on tracked files) changes what is captured.
+ * `.gitignore` trick on tracked files, a repository of its own in a subdirectory, whose `.git`
+ * is removed before staging) changes what is captured.
  *
  * Requires `--allow-run=git` and read/write on the snapshot directory.
  *
@@ -86,16 +87,25 @@ export async function takeSnapshot(workdir: string, gitDir: string): Promise<Sna
   return snapshot;
 }
 
-/** Paths in `dir` larger than the cap (lstat only: links are never followed). */
-async function largeFiles(dir: string, prefix = ""): Promise<string[]> {
-  const found: string[] = [];
+/** What a walk of the working copy found (lstat only: links are never followed). */
+interface Survey {
+  /** Files larger than the cap. */
+  large: string[];
+  /** `.git` entries below the top: repositories the agent made inside its working copy. */
+  nested: string[];
+}
+
+async function survey(dir: string, prefix = "", found: Survey = { large: [], nested: [] }) {
   for await (const entry of Deno.readDir(join(dir, prefix))) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.name === ".git" && !prefix) continue;
-    if (entry.isDirectory) found.push(...await largeFiles(dir, rel));
+    if (entry.name === ".git") {
+      if (prefix) found.nested.push(rel);
+      continue;
+    }
+    if (entry.isDirectory) await survey(dir, rel, found);
     else if (entry.isFile) {
       const info = await Deno.lstat(join(dir, rel));
-      if (info.size > MAX_CAPTURED_FILE_BYTES) found.push(rel);
+      if (info.size > MAX_CAPTURED_FILE_BYTES) found.large.push(rel);
     }
   }
   return found;
@@ -103,13 +113,19 @@ async function largeFiles(dir: string, prefix = ""): Promise<string[]> {
 
 /** Stage the working copy as it is now and diff it against the snapshot. */
 export async function capturePatch(snapshot: Snapshot, rules: PathRules): Promise<CapturedPatch> {
-  let skipped: string[] = [];
+  let found: Survey = { large: [], nested: [] };
   try {
-    skipped = await largeFiles(snapshot.workdir);
+    found = await survey(snapshot.workdir);
   } catch {
     // The agent deleted the working copy itself: everything tracked is deleted.
     await Deno.mkdir(snapshot.workdir, { recursive: true });
   }
+  // A repository the agent made in a subdirectory would make git stage that directory as a
+  // gitlink (its files lost) or refuse to stage at all; its files are what count.
+  for (const path of found.nested) {
+    await Deno.remove(join(snapshot.workdir, path), { recursive: true });
+  }
+  const skipped = found.large;
   const exclude = join(snapshot.gitDir, "info", "exclude");
   await Deno.mkdir(join(snapshot.gitDir, "info"), { recursive: true });
   const large = skipped.map((p) => `/${p.replace(/([*?[\\])/g, "\\$1")}`);
