@@ -83,7 +83,9 @@ async function agentChecks(config: Config): Promise<Check[]> {
       checks.push({
         name: label,
         status: "fail",
-        detail: `${executable || "(no executable)"} not found on PATH`,
+        detail: executable.includes("/")
+          ? `${executable} does not exist or is not executable`
+          : `${executable || "(no executable)"} not found on PATH`,
         fix: `Install ${entry.adapter.description}, or remove this entry from bugbout.toml.`,
       });
       continue;

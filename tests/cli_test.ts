@@ -125,3 +125,27 @@ Deno.test("bugbout init on a repository that is not Python says so and writes no
   await Deno.lstat(join(dir.path, "bugbout.toml")).catch(() => (exists = false));
   equal(exists, false);
 });
+
+Deno.test("bugbout doctor prints one line per check with what to do, and exits 1 when not ready", async () => {
+  await using dir = await tempDir();
+  const { buildDemo } = await import("./fixtures/projects.ts");
+  const { startFakeGithub } = await import("./fixtures/github_server.ts");
+  const fixture = await buildDemo(join(dir.path, "textkit"));
+  await using github = startFakeGithub({
+    repository: fixture.github.repository,
+    items: fixture.github.items,
+  });
+  await Deno.writeTextFile(
+    join(fixture.dir, "bugbout.toml"),
+    `[project]\nsource = "textkit"\ngithub = "acme/textkit"\ngithub-api = "${github.url}"\n\n` +
+      `[[contestants]]\nagent = "command"\nname = "scripted"\ncommand = ["sh", "agent.sh"]\n\n` +
+      `[[contestants]]\nagent = "codex"\nexecutable = "/nonexistent/codex"\n`,
+  );
+  const run = await runBugbout(["doctor"], { cwd: fixture.dir });
+  equal(run.code, 1, run.stderr);
+  const text = normalize(run.stdout, { [fixture.dir]: "<repo>" })
+    .replace(/\(\S*python[\d.]*; /, "(<python>; ")
+    .replace(/\S*\/sh \(version unknown\)/, "<path>/sh (version unknown)")
+    .replace(/reset at \d\d:\d\d UTC/, "reset at <time> UTC");
+  await assertGolden("doctor.txt", text);
+});

@@ -60,6 +60,8 @@ export interface ScenarioFacts {
   scenario: ScenarioName;
   /** The user's repository (the probe tries to read it). */
   repository: string;
+  /** `sys.prefix` of the test environment, which `python3` must start inside the sandbox. */
+  testPrefix: string;
   /** What the script's edits make of B's files: path → text. */
   expected: Record<string, string>;
   /** The working copies the agent was given, one per race. */
@@ -201,6 +203,7 @@ async function main(
     caseId: agentCase.id,
     scenario,
     repository: project.repository,
+    testPrefix: env.prefix,
     expected: { ...fix.goldFiles, [fix.reproTest!.path]: fix.reproTest!.content },
     workdirs,
     races,

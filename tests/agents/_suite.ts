@@ -197,10 +197,15 @@ export async function agentSuite(id: string): Promise<void> {
         assert(!result.includes("ref: refs/heads"), result);
         assert(!result.includes(`${PROBE_MARK}-head-exit=0`), result);
         assert(result.includes(`${PROBE_MARK}-net-exit=1`), result);
-        assert(!result.includes(`${PROBE_MARK}-CONNECTED`), result);
+        assert(!result.includes(`${PROBE_MARK}-connected`), result);
         assertEquals(facts.probeConnections, 1, "only the host's own control connection arrived");
       },
     );
+    await t.step("the agent's shell starts the test environment's python3", () => {
+      const result = facts.requests.flatMap((r) => r.toolResults)
+        .find((text) => text.includes(`${PROBE_MARK}-prefix=`));
+      assert(result?.includes(`${PROBE_MARK}-prefix=${facts.testPrefix}\n`), result);
+    });
   });
 
   scenario("quota", "ends a 429 as quota and retries it with retryFailed", async (t, out) => {

@@ -171,14 +171,20 @@ export function fixTurns(fix: FixtureFix): Turn[] {
   return turns;
 }
 
-/** The shell probe: can it read the user's repository, can it reach a host listener? */
+/**
+ * The shell probe: can it read the user's repository, can it reach a host listener, and which
+ * Python does `python3` start? Markers are built at run time, so an agent that echoes the
+ * command line back does not fake them.
+ */
 export function probeCommand(repository: string, port: number): string {
   const connect = `import socket; socket.create_connection(('127.0.0.1', ${port}), 2); ` +
-    `print('${PROBE_MARK}-CONNECTED')`;
+    `print('${PROBE_MARK}-' + 'CONNECTED'.lower())`;
+  const prefix = `import sys; print('${PROBE_MARK}-' + 'prefix=' + sys.prefix)`;
   return [
     `echo ${PROBE_MARK}-START`,
     `cat ${repository}/.git/HEAD 2>&1; echo "${PROBE_MARK}-head-exit=$?"`,
     `python3 -c "${connect}" 2>&1; echo "${PROBE_MARK}-net-exit=$?"`,
+    `python3 -c "${prefix}"`,
   ].join("; ");
 }
 
