@@ -119,6 +119,10 @@ class Codex extends AgentBase<CodexOptions> implements CodingAgent {
       // Without this codex sends OTLP metrics to ab.chatgpt.com even with a custom provider.
       "-c",
       "analytics.enabled=false",
+      // A login shell sources /etc/profile, which on Debian and Ubuntu resets PATH: `python` would
+      // no longer be the test environment's.
+      "-c",
+      "allow_login_shell=false",
       "--disable",
       "plugins",
       "--disable",

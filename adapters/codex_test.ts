@@ -32,6 +32,8 @@ const COMMON = [
   "web_search=disabled",
   "-c",
   "analytics.enabled=false",
+  "-c",
+  "allow_login_shell=false",
   "--disable",
   "plugins",
   "--disable",

@@ -91,6 +91,51 @@ function statusOf(
   return result.code === 0 ? "no-change" : "crashed";
 }
 
+/** The parts of an attempt's directory that never outlive it: only `log` and `input` stay. */
+const TRANSIENT = ["state", "work", "home", "snapshot.git"];
+
+/**
+ * Remove the working copies, auth copies and snapshots that attempts of processes that no longer
+ * exist (a race killed mid-attempt) left in the project's cache.
+ */
+export async function sweepAttempts(project: Project): Promise<void> {
+  const top = project.cacheDir("attempts");
+  const entries = (dir: string) => Array.fromAsync(Deno.readDir(dir)).catch(() => []);
+  for (const task of await entries(top)) {
+    if (!task.isDirectory) continue;
+    for (const attempt of await entries(join(top, task.name))) {
+      const pid = Number(attempt.name.match(/-(\d+)-[0-9a-f]{8}$/)?.[1]);
+      if (!attempt.isDirectory || !pid || pid === Deno.pid || alive(pid)) continue;
+      for (const part of TRANSIENT) {
+        await removeTree(join(top, task.name, attempt.name, part)).catch(() => {});
+      }
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch (error) {
+    return error instanceof Deno.errors.PermissionDenied;
+  }
+}
+
+/**
+ * Remove whatever the agent left in its log directory that is not a plain file or directory, so
+ * that reading its logs afterwards (`CodingAgent.parse`) never follows a link it planted
+ * (`last-message.txt -> ~/.ssh/id_rsa`) nor blocks on a FIFO.
+ */
+async function keepPlainFiles(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    const info = await Deno.lstat(path);
+    if (info.isDirectory) await keepPlainFiles(path);
+    else if (!info.isFile) await Deno.remove(path);
+  }
+}
+
 /** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
 export async function runAttempt(
   task: Task,
@@ -101,10 +146,11 @@ export async function runAttempt(
   const config = project.config;
   const startedAt = new Date();
   const started = performance.now();
+  // The pid in the name lets a later run sweep what a killed run left (see sweepAttempts).
   const root = project.cacheDir(
     "attempts",
     task.id,
-    `${agent.name.replace(/[^\w.-]+/g, "_")}-${crypto.randomUUID().slice(0, 8)}`,
+    `${agent.name.replace(/[^\w.-]+/g, "_")}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
   );
   const dirs = {
     work: join(root, "work"),
@@ -243,6 +289,7 @@ export async function runAttempt(
       });
     }
     if (signal?.aborted) throw new InterruptedError();
+    await keepPlainFiles(dirs.log);
     const patch = await capturePatch(snapshot, {
       packageDir: task.packageDir,
       testsDir: config.project.tests,
@@ -291,9 +338,6 @@ export async function runAttempt(
     });
   } finally {
     // Auth copies and working copies never outlive the attempt; the agent's own logs stay.
-    await removeTree(dirs.state).catch(() => {});
-    await removeTree(dirs.work).catch(() => {});
-    await removeTree(dirs.home).catch(() => {});
-    await removeTree(dirs.snapshot).catch(() => {});
+    for (const part of TRANSIENT) await removeTree(join(root, part)).catch(() => {});
   }
 }

@@ -15,7 +15,7 @@ import type { TestEnv } from "../python/env.ts";
 import type { AttemptStatus, OraclesFile, Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { loadAttempt, needsRun } from "./attempts.ts";
-import { runAttempt } from "./attempt.ts";
+import { runAttempt, sweepAttempts } from "./attempt.ts";
 import { runLanes } from "./lanes.ts";
 
 /** Bumped when the prompt or the working copy changes in a way that makes old attempts stale. */
@@ -85,6 +85,7 @@ export async function race(
   options: RaceOptions,
 ): Promise<RaceSummary> {
   const summary: RaceSummary = { ran: 0, skipped: 0, byStatus: {}, failures: [] };
+  await sweepAttempts(project);
   const jobs = [];
   for (const task of tasks) {
     if (oracles.oracles[task.id]?.status !== "scorable") continue;

@@ -29,7 +29,14 @@ export interface AgentCase {
   fields: (keyof TokenUsage)[];
   /** Cache-write tokens per turn (only the Anthropic API reports them). */
   cacheWrite?: number;
-  /** Scenarios to run (default: all). */
+  /**
+   * `[run] timeout` of the quota scenario, for agents that retry a 429 for longer than a test
+   * should wait: bugbout's timeout then ends the run and the adapter must still call it quota.
+   */
+  quotaTimeoutS?: number;
+  /** Non-model requests (`METHOD /path`) the agent must make, such as Ollama's. */
+  meta?: string[];
+  /** Scenarios to run. */
   scenarios: ScenarioName[];
   /** What the case shows beyond the plain run, for the docs and the test names. */
   note?: string;
@@ -59,6 +66,7 @@ export const CASES: Readonly<Record<string, AgentCase>> = {
     options: (url) => ({ "local-provider": "ollama", "base-url": v1(url) }),
     env: () => ({}),
     fields: ["input", "cachedInput", "output", "reasoning"],
+    meta: ["GET /api/version", "GET /api/tags"],
     scenarios: ["success"],
     note: "local model: codex --oss --local-provider ollama against the server's Ollama API",
   },
@@ -101,6 +109,8 @@ export const CASES: Readonly<Record<string, AgentCase>> = {
     options: (url) => ({ "base-url": v1(url) }),
     env: () => ({ OPENAI_API_KEY: KEY }),
     fields: ["input", "cachedInput", "output"],
+    // It retries a persistent 429 for over a minute even with maxRetries 0.
+    quotaTimeoutS: 30,
     scenarios: ALL,
   },
   copilot: {

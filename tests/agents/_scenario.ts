@@ -16,7 +16,7 @@
  */
 
 import { join } from "node:path";
-import type { Session } from "../../adapters/agent.ts";
+import type { Invocation, Session } from "../../adapters/agent.ts";
 import { checkout } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
@@ -66,6 +66,10 @@ export interface ScenarioFacts {
   expected: Record<string, string>;
   /** The working copies the agent was given, one per race. */
   workdirs: string[];
+  /** The `host:port` pairs the proxy let through, one list per race. */
+  allowed: string[][];
+  /** The model server's own `host:port`. */
+  server: string;
   races: RaceFacts[];
   /** Every request the server saw, with the canary check done here (bodies are large). */
   requests: (Omit<RecordedRequest, "body" | "headers"> & { canary: boolean })[];
@@ -116,7 +120,11 @@ async function main(
   // What a user would export before running bugbout (bugbout reads its own environment).
   for (const [key, value] of Object.entries(agentCase.env(server.url))) Deno.env.set(key, value);
 
-  const timeout = scenario === "hang" ? HANG_TIMEOUT_S : TIMEOUT_S;
+  const timeout = scenario === "hang"
+    ? HANG_TIMEOUT_S
+    : scenario === "quota"
+    ? agentCase.quotaTimeoutS ?? TIMEOUT_S
+    : TIMEOUT_S;
   const bout = await buildBout(root, agentCase, server.url, timeout);
   const { project, task, fix, oracles } = bout;
   const env = await ensureTestEnv({ ...envRequest(project), envsDir });
@@ -127,14 +135,17 @@ async function main(
     : [];
   const script = withUsage([...probe, ...fixTurns(fix)], agentCase.cacheWrite);
   const workdirs: string[] = [];
-  const onSession = (session: Session) => {
-    workdirs.push(session.workdir);
-    server.setScript(script, { cwd: session.workdir });
+  const allowed: string[][] = [];
+  const watch = {
+    onSession(session: Session) {
+      workdirs.push(session.workdir);
+      server.setScript(script, { cwd: session.workdir });
+    },
+    onInvocation(invocation: Invocation) {
+      allowed.push(invocation.modelHosts ?? []);
+    },
   };
-  const racers = racersFromConfig(project).map((r) => ({
-    ...r,
-    agent: watched(r.agent, onSession),
-  }));
+  const racers = racersFromConfig(project).map((r) => ({ ...r, agent: watched(r.agent, watch) }));
 
   const races: RaceFacts[] = [];
   const once = async (retryFailed: boolean) => {
@@ -206,6 +217,8 @@ async function main(
     testPrefix: env.prefix,
     expected: { ...fix.goldFiles, [fix.reproTest!.path]: fix.reproTest!.content },
     workdirs,
+    allowed,
+    server: new URL(server.url).host,
     races,
     requests: server.requests.map(({ body, headers, ...rest }) => ({
       ...rest,

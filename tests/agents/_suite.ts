@@ -174,6 +174,11 @@ export async function agentSuite(id: string): Promise<void> {
       assertEquals(race.attempt?.status, "patch", why(race));
       assertEquals(race.attempt?.error, undefined, why(race));
     });
+    await t.step("bugbout's proxy lets through the model server and nothing else", () => {
+      assertEquals(facts.allowed, [[facts.server]]);
+      const seen = facts.requests.map((r) => `${r.method} ${r.path}`);
+      for (const call of agentCase.meta ?? []) assert(seen.includes(call), `${call}: ${seen}`);
+    });
     await t.step("the patch on disk matches the script's edits", () => assertPatch(facts, race));
     await t.step("the token usage parsed equals what the server sent", () => {
       assertTokens(agentCase, race);
@@ -198,13 +203,20 @@ export async function agentSuite(id: string): Promise<void> {
         assert(!result.includes(`${PROBE_MARK}-head-exit=0`), result);
         assert(result.includes(`${PROBE_MARK}-net-exit=1`), result);
         assert(!result.includes(`${PROBE_MARK}-connected`), result);
+        // Through the proxy the shell inherits, the host listener is not an allowed target.
+        assert(result.includes(`${PROBE_MARK}-proxy=http://127.0.0.1:`), result);
+        assert(result.includes(`${PROBE_MARK}-proxy-exit=1`), result);
+        assert(/HTTP Error 403: Forbidden/.test(result), result);
+        assert(!result.includes(`${PROBE_MARK}-proxied`), result);
         assertEquals(facts.probeConnections, 1, "only the host's own control connection arrived");
       },
     );
     await t.step("the agent's shell starts the test environment's python3", () => {
       const result = facts.requests.flatMap((r) => r.toolResults)
         .find((text) => text.includes(`${PROBE_MARK}-prefix=`));
-      assert(result?.includes(`${PROBE_MARK}-prefix=${facts.testPrefix}\n`), result);
+      const line = `${PROBE_MARK}-prefix=${facts.testPrefix}`;
+      // The path ends there (a newline, an escaped one in JSON, or the end of the text).
+      assert(result && new RegExp(`${RegExp.escape(line)}(?![\\w./-])`).test(result), result);
     });
   });
 
@@ -213,6 +225,9 @@ export async function agentSuite(id: string): Promise<void> {
     await t.step("the vendor's 429 ends the attempt as quota", () => {
       assertEquals(stopped.attempt?.status, "quota", why(stopped));
       assert(stopped.requests > 0, "the agent asked the model");
+      // Agents that give up on their own exit; the slow ones are ended by bugbout's timeout.
+      const byTimeout = agentCase.quotaTimeoutS !== undefined;
+      assertEquals(stopped.attempt?.exitCode === null, byTimeout, why(stopped));
     });
     await t.step("race(..., { retryFailed: true }) runs it again once healthy: a patch", () => {
       assertEquals(retried.summary.ran, 1, JSON.stringify(retried.summary));

@@ -7,7 +7,7 @@
  */
 
 import { dirname, join } from "node:path";
-import type { CodingAgent, Session } from "../../adapters/agent.ts";
+import type { CodingAgent, Invocation, Session } from "../../adapters/agent.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { Project } from "../../lib/project.ts";
 import type { OraclesFile, Task } from "../../lib/records.ts";
@@ -39,8 +39,8 @@ export function canaryFiles(canary: string): Record<string, string> {
     ".gemini/GEMINI.md": rule,
     ".gemini/CANARY.md": rule,
     ".gemini/settings.json": JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" } },
       context: { fileName: ["CANARY.md", "GEMINI.md"] },
-      general: { preferredEditor: canary },
     }),
     ".config/opencode/AGENTS.md": rule,
     ".config/opencode/CANARY.md": rule,
@@ -172,18 +172,27 @@ export function fixTurns(fix: FixtureFix): Turn[] {
 }
 
 /**
- * The shell probe: can it read the user's repository, can it reach a host listener, and which
- * Python does `python3` start? Markers are built at run time, so an agent that echoes the
- * command line back does not fake them.
+ * The shell probe: can it read the user's repository, can it reach a host listener directly or
+ * through bugbout's proxy (whose address the shell inherits), and which Python does `python3`
+ * start? Markers are built at run time, so an agent that echoes the command line back does not
+ * fake them.
  */
 export function probeCommand(repository: string, port: number): string {
+  const mark = (what: string) => `'${PROBE_MARK}-' + '${what}'`;
   const connect = `import socket; socket.create_connection(('127.0.0.1', ${port}), 2); ` +
-    `print('${PROBE_MARK}-' + 'CONNECTED'.lower())`;
-  const prefix = `import sys; print('${PROBE_MARK}-' + 'prefix=' + sys.prefix)`;
+    `print(${mark("CONNECTED")}.lower())`;
+  // NO_PROXY names 127.0.0.1 (model servers there are forwarded directly): drop it here.
+  const proxied = "import os, urllib.request as u; p = os.environ.get('HTTP_PROXY', ''); " +
+    "[os.environ.pop(k, None) for k in ('NO_PROXY', 'no_proxy')]; " +
+    `print(${mark("proxy=")} + p); ` +
+    `p and u.build_opener(u.ProxyHandler({'http': p})).open('http://127.0.0.1:${port}/', ` +
+    `timeout=5); print(${mark("PROXIED")}.lower())`;
+  const prefix = `import sys; print(${mark("prefix=")} + sys.prefix)`;
   return [
     `echo ${PROBE_MARK}-START`,
     `cat ${repository}/.git/HEAD 2>&1; echo "${PROBE_MARK}-head-exit=$?"`,
     `python3 -c "${connect}" 2>&1; echo "${PROBE_MARK}-net-exit=$?"`,
+    `python3 -c "${proxied}" 2>&1; echo "${PROBE_MARK}-proxy-exit=$?"`,
     `python3 -c "${prefix}"`,
   ].join("; ");
 }
@@ -204,11 +213,16 @@ export function withUsage(turns: Turn[], cacheWrite?: number): Turn[] {
   return turns.map((t, i) => ("fail" in t ? t : { ...t, usage: turnUsage(i, cacheWrite) }));
 }
 
-/**
- * The agent as made from the configuration, with its sessions reported to `onSession` first:
- * the script needs the working copy's path for tools that take absolute paths.
- */
-export function watched(agent: CodingAgent, onSession: (s: Session) => void): CodingAgent {
+/** What a watched agent reports before each attempt starts. */
+export interface Watch {
+  /** The session bugbout built (the working copy's path, for tools that take absolute paths). */
+  onSession(session: Session): void;
+  /** The invocation the adapter made of it (the hosts the proxy lets through). */
+  onInvocation(invocation: Invocation): void;
+}
+
+/** The agent as made from the configuration, reporting what bugbout hands it and gets back. */
+export function watched(agent: CodingAgent, watch: Watch): CodingAgent {
   return {
     type: agent.type,
     name: agent.name,
@@ -217,9 +231,11 @@ export function watched(agent: CodingAgent, onSession: (s: Session) => void): Co
     quota: agent.quota,
     executable: agent.executable,
     modelHosts: () => agent.modelHosts(),
-    invocation: (session) => {
-      onSession(session);
-      return agent.invocation(session);
+    invocation: async (session) => {
+      watch.onSession(session);
+      const invocation = await agent.invocation(session);
+      watch.onInvocation(invocation);
+      return invocation;
     },
     parse: agent.parse && ((output) => agent.parse!(output)),
     version: agent.version && (() => agent.version!()),

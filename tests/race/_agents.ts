@@ -67,11 +67,13 @@ echo "deleted everything I could"
 
 /**
  * Plants links: symlinks to the user's ~/.ssh (\`$1\`), to the user's repository (\`$2\`) and to
- * a file the fix changed there, a tracked file replaced by a link, a relative link climbing out,
- * and hard links to the repository's file and to /etc (which must fail).
+ * a file the fix changed there (\`$3\`), a tracked file replaced by a link, a relative link
+ * climbing out, and hard links to the repository's file and to /etc (which must fail). In its log
+ * directory (\`$4\`) it leaves the files an adapter reads after the run as a link to the fixed
+ * file and as a FIFO, and replaces its stdout log with a link to the user's ~/.ssh.
  */
 export const LINKS_SH = `
-home="$1"; repo="$2"; fixed="$3"
+home="$1"; repo="$2"; fixed="$3"; logdir="$4"
 ln -s "$home/.ssh" ssh-keys
 ln -s "$repo" user-repo
 ln -s "$repo/$fixed" fixed-at-g.py
@@ -81,6 +83,9 @@ if ln "$repo/$fixed" hard-fixed.py 2>/dev/null; then echo "hard-repo: made" >> l
 else echo "hard-repo: failed" >> links.txt; fi
 if ln /etc/passwd hard-passwd 2>/dev/null; then echo "hard-etc: made" >> links.txt
 else echo "hard-etc: failed" >> links.txt; fi
+ln -s "$repo/$fixed" "$logdir/last-message.txt"
+mkfifo "$logdir/usage.json"
+rm -f "$logdir/stdout.log" && ln -s "$home/.ssh/id_rsa" "$logdir/stdout.log"
 echo "planted links"
 `;
 

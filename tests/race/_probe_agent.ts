@@ -11,6 +11,10 @@
  * @module
  */
 
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { addedLines } from "./_world.ts";
+
 /** Names of the environment variables the probing agent reads. */
 export interface ProbeSettings {
   /** The user's repository. */
@@ -167,3 +171,87 @@ with open("probe.json", "w") as f:
     f.write(json.dumps(R, sort_keys=True) + "\n")
 print(json.dumps(R, sort_keys=True))
 `;
+
+/** One probe's outcome: its value, or the error that stopped it. */
+export type ProbeResult = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** The probe results from the prober's patch (its `probe.json`). */
+export function probeResults(patch: string): Record<string, ProbeResult> {
+  const line = addedLines(patch, "probe.json")[0];
+  ok(line, "probe.json is in the prober's patch");
+  return JSON.parse(line);
+}
+
+/** What {@linkcode checkProbes} expects besides the table. */
+export interface ProbeExpectations {
+  /** The agent had a `state-dirs` holding the repository, BUGBOUT_HOME and the results. */
+  wide: boolean;
+  /** How many canary files it tried to read. */
+  canaries: number;
+  /** A secret set in bugbout's environment, and the variables that held it. */
+  secret: string;
+  secretNames: string[];
+}
+
+/** Assert every result of the adversarial table (design/sandbox.md). */
+export function checkProbes(r: Record<string, ProbeResult>, expected: ProbeExpectations): void {
+  const refused = (key: string) => {
+    equal(r[key]?.ok, false, `${key}: ${JSON.stringify(r[key])}`);
+    // Refused by the sandbox, not by a bug in the probe.
+    const error = (r[key] as { error: string }).error;
+    ok(!/^(NameError|TypeError|KeyError|AttributeError|ValueError)/.test(error), error);
+  };
+  const value = (key: string) => {
+    equal(r[key]?.ok, true, `${key}: ${JSON.stringify(r[key])}`);
+    return (r[key] as { value: unknown }).value;
+  };
+  for (const key of ["repo_head", "repo_git_log", "repo_fixed_file", "through_symlink"]) {
+    refused(key);
+  }
+  for (const key of Object.keys(r).filter((k) => k.startsWith("canary_"))) refused(key);
+  equal(Object.keys(r).filter((k) => k.startsWith("canary_")).length, expected.canaries);
+  // BUGBOUT_HOME shows nothing but this attempt's own directories.
+  const cwd = dirname(dirname(String(value("import_pkg"))));
+  const own = dirname(cwd);
+  const homeFiles = value("home_files") as string[];
+  ok(
+    homeFiles.length > 0 && homeFiles.every((f) => f.startsWith(`${own}/`)),
+    homeFiles.join(),
+  );
+  ok(homeFiles.some((f) => f === join(own, "input", "prompt.md")));
+  const results = r.results_list;
+  ok(!results.ok || (results.value as string[]).length === 0, JSON.stringify(results));
+  // The working copy: one commit, no remote, no alternates, no pointer to the repository,
+  // and nothing of the fix's tests.
+  equal((value("rev_list") as string[]).length, 1);
+  equal(value("remotes"), "");
+  equal(value("git_dir"), "dir");
+  refused("alternates");
+  refused("commondir");
+  deepEqual(value("git_mentions_repo"), []);
+  equal(value("objects_mention_repo"), false);
+  equal(value("g_test_in_objects"), false);
+  deepEqual(value("g_test_in_files"), []);
+  equal(value("import_pkg"), join(cwd, "textkit", "__init__.py"));
+  ok(String(value("import_pkg")).startsWith(`${own}/work/`));
+  // Writes: the working copy, the log directory and a private /tmp only.
+  match(String(value("write_checkout")), /written by the probe/);
+  match(String(value("write_log")), /written by the probe/);
+  match(String(value("write_tmp")), /written by the probe/);
+  for (const key of ["write_repo", "write_usr"]) refused(key);
+  // HOME's parent is this attempt's directory: with BUGBOUT_HOME under /tmp a write there
+  // lands in the private /tmp (the next step checks the host); under a wide state
+  // directory it is a covered part of BUGBOUT_HOME, read-only.
+  if (expected.wide) refused("write_home_parent");
+  for (const key of ["tcp_loopback", "dns", "unix_socket", "see_pid", "signal_pid"]) {
+    refused(key);
+  }
+  equal(value("cap_eff"), "0000000000000000");
+  refused("umount_repo");
+  refused("umount_tmp");
+  const after = r.repo_after_umount;
+  ok(!after.ok || (after.value as string[]).length === 0, JSON.stringify(after));
+  const env = value("env") as Record<string, string>;
+  for (const name of expected.secretNames) ok(!(name in env), `${name} is inside`);
+  ok(!JSON.stringify(r).includes(expected.secret), "the secret is inside");
+}

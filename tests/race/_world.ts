@@ -1,8 +1,8 @@
 /**
  * The race tests' world: the demo project (`textkit`) built into a temporary directory, mined,
  * with the ground truth of one task (`chunk-partial`, issue #3) computed once; a `BUGBOUT_HOME`
- * of its own; and per race a fresh directory holding a `bugbout.toml` whose agents are real
- * scripts. Plus the host-side checks: tree hashes, processes by marker, canaries.
+ * of its own; and a project directory whose `bugbout.toml` each race rewrites with agents that
+ * are real scripts.
  *
  * @module
  */
@@ -16,6 +16,7 @@ import {
   race,
   type RaceOptions,
   type RaceProgress,
+  type Racer,
   racersFromConfig,
   type RaceSummary,
 } from "../../lib/race/mod.ts";
@@ -118,14 +119,16 @@ export async function projectWith(
   return await Project.load(world.root, { home: world.home });
 }
 
-/** Race the configured agents of `project` on the world's task. */
+/** Race the configured agents of `project` on the world's task (`adapt` may change a racer). */
 export async function raceAt(
   world: RaceWorld,
   project: Project,
   options: Partial<RaceOptions> = {},
+  adapt: (racer: Racer) => Racer = (racer) => racer,
 ): Promise<{ summary: RaceSummary; events: RaceProgress[] }> {
   const events: RaceProgress[] = [];
-  const summary = await race(project, [world.task], world.oracles, racersFromConfig(project), {
+  const racers = racersFromConfig(project).map(adapt);
+  const summary = await race(project, [world.task], world.oracles, racers, {
     sandbox: world.sandbox,
     env: world.env,
     ...options,
@@ -191,75 +194,6 @@ export async function makeRaceWorld(): Promise<RaceWorld> {
   }
 }
 
-/** Every entry under `dir` (lstat, links not followed) with a hash of its content or target. */
-export async function treeHashes(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (rel: string) => {
-    for await (const entry of Deno.readDir(join(dir, rel))) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      const full = join(dir, path);
-      const info = await Deno.lstat(full);
-      if (info.isSymlink) out[path] = `link:${await Deno.readLink(full)}`;
-      else if (info.isDirectory) {
-        out[path] = `dir:${info.mode?.toString(8)}`;
-        await walk(path);
-      } else {
-        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(full));
-        const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"));
-        out[path] = `file:${info.mode?.toString(8)}:${info.nlink}:${hex.join("")}`;
-      }
-    }
-  };
-  await walk("");
-  return out;
-}
-
-/** Pids of processes whose command line contains `marker`. */
-export async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    try {
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(marker)) found.push(Number(entry.name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-/** Every file under `dir` (recursively, links not followed) whose bytes contain `needle`. */
-export async function filesContaining(dir: string, needle: string): Promise<string[]> {
-  const bytes = new TextEncoder().encode(needle);
-  const found: string[] = [];
-  const walk = async (path: string) => {
-    let entries;
-    try {
-      entries = await Array.fromAsync(Deno.readDir(path));
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const full = join(path, entry.name);
-      if (entry.isDirectory) await walk(full);
-      else if (entry.isFile && contains(await Deno.readFile(full), bytes)) found.push(full);
-    }
-  };
-  await walk(dir);
-  return found;
-}
-
-function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
-  if (needle.length === 0) return true;
-  outer: for (let i = 0; i <= haystack.length - needle.length; i++) {
-    if (haystack[i] !== needle[0]) continue;
-    for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return true;
-  }
-  return false;
-}
-
 /** The log directories of a project's attempts for the world's task, by attempt directory. */
 export async function attemptLogDirs(project: Project, task: string): Promise<string[]> {
   const dir = project.cacheDir("attempts", task);
@@ -268,4 +202,12 @@ export async function attemptLogDirs(project: Project, task: string): Promise<st
     if (entry.isDirectory) out.push(join(dir, entry.name, "log"));
   }
   return out;
+}
+
+/** The `+` lines a unified diff adds to `path`. */
+export function addedLines(patch: string, path: string): string[] {
+  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${path} b/${path}\n`));
+  if (!section) return [];
+  return section.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++"))
+    .map((l) => l.slice(1));
 }

@@ -1,7 +1,8 @@
 /**
  * One race of real scripted agents on the demo project's `chunk-partial` task, in the real
- * bubblewrap sandbox: a fixer, a wrong fixer, a test writer, an idler, a hanger, a flooder, a
- * deleter, a link planter, two probers and three sleepers that share or do not share a quota.
+ * bubblewrap sandbox: a fixer, a wrong fixer, a test writer, an idler, a crasher, a hanger, a
+ * flooder, a deleter, a link planter, an agent that makes repositories of its own, two probers
+ * and three sleepers that share or do not share a quota.
  * Canaries are planted in every "future" place beforehand; the host is hashed before and after.
  *
  * @module
@@ -10,7 +11,9 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { cachedTreePath } from "../../lib/checkout.ts";
-import type { RaceProgress } from "../../lib/race/mod.ts";
+import type { CodingAgent } from "../../adapters/agent.ts";
+import { readText } from "../../adapters/_common.ts";
+import type { RaceProgress, Racer } from "../../lib/race/mod.ts";
 import {
   CRASH_SH,
   DELETE_SH,
@@ -23,68 +26,56 @@ import {
   script,
   TIMED_PY,
 } from "./_agents.ts";
-import { PROBE_PY, type ProbeSettings } from "./_probe_agent.ts";
+import { checkProbes, PROBE_PY, probeResults, type ProbeSettings } from "./_probe_agent.ts";
 import {
+  filesContaining,
+  oddEntries,
+  processesWith,
+  treeHashes,
+  waitFor,
+  withEnv,
+} from "./_host.ts";
+import {
+  addedLines,
   type AgentDef,
   attemptLogDirs,
   attemptOf,
-  filesContaining,
   makeRaceWorld,
-  processesWith,
   projectWith,
   raceAt,
-  treeHashes,
 } from "./_world.ts";
 
 /**
  * Bytes the flooder writes: far over the 32 MiB log cap, and far over what bugbout's memory may
  * grow by (the garbage collector lets tens of MiB of drained chunks pile up before it runs).
  */
-const FLOOD_BYTES = 384 * 1024 * 1024;
+const FLOOD_BYTES = 256 * 1024 * 1024;
+/**
+ * `[run] timeout` in seconds: what the hanger takes; the busiest honest agent (the flooder)
+ * needs about 1.5 s, 3 s on a loaded machine.
+ */
+const TIMEOUT = 8;
 /** How much bugbout's resident memory may grow during the race. */
 const MAX_GROWTH_MIB = 160;
 const LOG_CAP = 32 * 1024 * 1024;
 const TRUNCATED = "\n[bugbout: output truncated at the cap]\n";
 const SECRET_NAMES = ["GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
-/** The `+` lines a unified diff adds to `path`. */
-function addedLines(patch: string, path: string): string[] {
-  const section = patch.split(/^diff --git /m).find((s) => s.startsWith(`a/${path} b/${path}\n`));
-  if (!section) return [];
-  return section.split("\n").filter((l) => l.startsWith("+") && !l.startsWith("+++"))
-    .map((l) => l.slice(1));
-}
-
-type ProbeResult = { ok: true; value: unknown } | { ok: false; error: string };
-
-function probeResults(patch: string): Record<string, ProbeResult> {
-  const line = addedLines(patch, "probe.json")[0];
-  ok(line, "probe.json is in the prober's patch");
-  return JSON.parse(line);
+/**
+ * The linker's adapter reads its closing message from its log directory after the run, as the
+ * codex adapter does.
+ */
+function readsLogFiles(racer: Racer): Racer {
+  if (racer.agent.name !== "linker") return racer;
+  const agent: CodingAgent = Object.create(racer.agent);
+  agent.parse = async (output) => ({
+    summary: await readText(join(output.logdir, "last-message.txt")),
+  });
+  return { ...racer, agent };
 }
 
 function overlaps(a: [number, number], b: [number, number]): boolean {
   return a[0] < b[1] && b[0] < a[1];
-}
-
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return await check();
-}
-
-function withSecrets(secret: string): () => void {
-  const saved = SECRET_NAMES.map((name) => [name, Deno.env.get(name)] as const);
-  for (const name of SECRET_NAMES) Deno.env.set(name, secret);
-  return () => {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
-  };
 }
 
 Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did, and nothing leaks", async (t) => {
@@ -148,7 +139,7 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     },
     {
       name: "linker",
-      command: [...await sh("links.sh", LINKS_SH), hostHome, world.repo, fixed],
+      command: [...await sh("links.sh", LINKS_SH), hostHome, world.repo, fixed, "{logdir}"],
     },
     { name: "nester", command: await sh("nest.sh", NEST_SH) },
     { name: "prober", command: ["python3", probePy] },
@@ -163,7 +154,8 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     { name: "sleeper-b", command: ["python3", join(dir, "timed.py"), "1.5"], quota: "shared" },
     { name: "sleeper-c", command: ["python3", join(dir, "timed.py"), "2.5"], quota: "alone" },
   ];
-  const project = await projectWith(world, agents, { timeout: 5 });
+  // The project's cache directory is needed to plant a canary in "another attempt".
+  const project = await projectWith(world, agents, { timeout: TIMEOUT });
 
   // Canaries in every place that holds the future.
   const other = project.cacheDir("attempts", task.id, "other-00000000", "work");
@@ -185,27 +177,28 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
   for (const a of agents.filter((a) => a.name.startsWith("prober"))) {
     a.env = { ...probeEnv(a.name), PROBE_CANARIES: canaryFiles.join(":") };
   }
-  const probing = await projectWith(world, agents, { timeout: 5 });
+  const probing = await projectWith(world, agents, { timeout: TIMEOUT });
 
   const before = {
     repo: await treeHashes(world.repo),
     victim: await treeHashes(victim),
     checkouts: await treeHashes(join(world.home, "checkouts")),
   };
-  const restore = withSecrets(secret);
+  const restore = withEnv(SECRET_NAMES, secret);
   const baseline = Deno.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 10);
   const started = performance.now();
   let raced;
   try {
-    raced = await raceAt(world, probing);
+    raced = await raceAt(world, probing, {}, readsLogFiles);
   } finally {
     clearInterval(sampler);
     restore();
     tcp.close();
     unix.close();
     await Promise.allSettled(accepting);
+    await Deno.remove(socketDir, { recursive: true });
   }
   const seconds = (performance.now() - started) / 1000;
   const { summary, events } = raced;
@@ -268,10 +261,10 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
       const { attempt: a } = await attempt("hanger");
       equal(a.status, "timeout");
       equal(a.exitCode, null);
-      ok(a.durationMs >= 5000, `${a.durationMs} ms`);
+      ok(a.durationMs >= TIMEOUT * 1000, `${a.durationMs} ms`);
       ok(a.durationMs < 30_000, `${a.durationMs} ms`);
       match(a.logTail, /sleeping with a detached child/);
-      const gone = await waitUntil(async () => (await processesWith(marker)).length === 0, 5000);
+      const gone = await waitFor(async () => (await processesWith(marker)).length === 0, 5000);
       ok(gone, `processes left: ${await processesWith(marker)}`);
     },
   );
@@ -335,6 +328,12 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     match(full, /new file mode 120000/);
     ok(full.includes(`+${hostHome}/.ssh`), "the ssh link is recorded by its target");
     ok(!full.includes("root:x:0:0"), "nothing was followed");
+    // What it left in its log directory is read after the run without following anything.
+    equal(a.summary, undefined);
+    const logs = await attemptLogDirs(probing, task.id);
+    for (const log of logs.filter((l) => !l.startsWith(dirname(other)))) {
+      deepEqual(await oddEntries(log), [], log);
+    }
   });
 
   await t.step(
@@ -363,66 +362,12 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
       async () => {
         const { attempt: a, full } = await attempt(name);
         equal(a.status, "patch", a.logTail);
-        const r = probeResults(full);
-        const refused = (key: string) => {
-          equal(r[key]?.ok, false, `${key}: ${JSON.stringify(r[key])}`);
-          // Refused by the sandbox, not by a bug in the probe.
-          const error = (r[key] as { error: string }).error;
-          ok(!/^(NameError|TypeError|KeyError|AttributeError|ValueError)/.test(error), error);
-        };
-        const value = (key: string) => {
-          equal(r[key]?.ok, true, `${key}: ${JSON.stringify(r[key])}`);
-          return (r[key] as { value: unknown }).value;
-        };
-        for (const key of ["repo_head", "repo_git_log", "repo_fixed_file", "through_symlink"]) {
-          refused(key);
-        }
-        for (const key of Object.keys(r).filter((k) => k.startsWith("canary_"))) refused(key);
-        equal(Object.keys(r).filter((k) => k.startsWith("canary_")).length, canaryFiles.length);
-        // BUGBOUT_HOME shows nothing but this attempt's own directories.
-        const cwd = dirname(dirname(String(value("import_pkg"))));
-        const own = dirname(cwd);
-        const homeFiles = value("home_files") as string[];
-        ok(
-          homeFiles.length > 0 && homeFiles.every((f) => f.startsWith(`${own}/`)),
-          homeFiles.join(),
-        );
-        ok(homeFiles.some((f) => f === join(own, "input", "prompt.md")));
-        const results = r.results_list;
-        ok(!results.ok || (results.value as string[]).length === 0, JSON.stringify(results));
-        // The working copy: one commit, no remote, no alternates, no pointer to the repository,
-        // and nothing of the fix's tests.
-        equal((value("rev_list") as string[]).length, 1);
-        equal(value("remotes"), "");
-        equal(value("git_dir"), "dir");
-        refused("alternates");
-        refused("commondir");
-        deepEqual(value("git_mentions_repo"), []);
-        equal(value("objects_mention_repo"), false);
-        equal(value("g_test_in_objects"), false);
-        deepEqual(value("g_test_in_files"), []);
-        equal(value("import_pkg"), join(cwd, "textkit", "__init__.py"));
-        ok(String(value("import_pkg")).startsWith(`${own}/work/`));
-        // Writes: the working copy, the log directory and a private /tmp only.
-        match(String(value("write_checkout")), /written by the probe/);
-        match(String(value("write_log")), /written by the probe/);
-        match(String(value("write_tmp")), /written by the probe/);
-        for (const key of ["write_repo", "write_usr"]) refused(key);
-        // HOME's parent is this attempt's directory: with BUGBOUT_HOME under /tmp a write there
-        // lands in the private /tmp (the next step checks the host); under a wide state
-        // directory it is a covered part of BUGBOUT_HOME, read-only.
-        if (name === "prober-wide") refused("write_home_parent");
-        for (const key of ["tcp_loopback", "dns", "unix_socket", "see_pid", "signal_pid"]) {
-          refused(key);
-        }
-        equal(value("cap_eff"), "0000000000000000");
-        refused("umount_repo");
-        refused("umount_tmp");
-        const after = r.repo_after_umount;
-        ok(!after.ok || (after.value as string[]).length === 0, JSON.stringify(after));
-        const env = value("env") as Record<string, string>;
-        for (const name of SECRET_NAMES) ok(!(name in env), `${name} is inside`);
-        ok(!JSON.stringify(r).includes(secret), "the secret is inside");
+        checkProbes(probeResults(full), {
+          wide: name === "prober-wide",
+          canaries: canaryFiles.length,
+          secret,
+          secretNames: SECRET_NAMES,
+        });
         equal(a.files.find((f) => f.path === "via-link.py")?.symlink, true);
       },
     );
@@ -493,12 +438,6 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
     ok(firstEnd >= agents.length - 1, `${starts} starts, first end at ${firstEnd}`);
   });
 
-  if (Deno.env.get("RACE_DEBUG")) {
-    console.log(
-      JSON.stringify(probeResults((await attempt("prober")).full), null, 1),
-      JSON.stringify(probeResults((await attempt("prober-wide")).full)),
-    );
-  }
-  await Deno.remove(socketDir, { recursive: true });
-  console.log(`race of ${agents.length} agents: ${seconds.toFixed(1)}s`);
+  const took = events.flatMap((e) => e.kind === "end" ? [`${e.agent} ${e.durationMs}ms`] : []);
+  console.log(`race of ${agents.length} agents in ${seconds.toFixed(1)}s: ${took.join(", ")}`);
 });

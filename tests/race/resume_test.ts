@@ -7,40 +7,30 @@
  * @module
  */
 
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
+import { InterruptedError } from "../../lib/errors.ts";
 import { loadAttempt } from "../../lib/race/attempts.ts";
 import type { RaceProgress } from "../../lib/race/mod.ts";
 import { ENVS_DIR } from "../python/_shared.ts";
 import { CRASH_SH, fixFiles, LIMITED_SH, playbook, script, SLOW_SH } from "./_agents.ts";
-import {
-  type AgentDef,
-  attemptOf,
-  makeRaceWorld,
-  processesWith,
-  projectWith,
-  raceAt,
-} from "./_world.ts";
+import { processesWith, waitFor } from "./_host.ts";
+import { type AgentDef, attemptOf, makeRaceWorld, projectWith, raceAt } from "./_world.ts";
 
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const CHILD = new URL("./_race_child.ts", import.meta.url).pathname;
+/** What a finished attempt leaves in its directory. */
+const FINISHED = {
+  crasher: ["input", "log"],
+  limited: ["input", "log"],
+  missing: ["input", "log"],
+  quick: ["input", "log"],
+};
 
 /** `kind:agent` of the events, sorted (lanes run in parallel, so their order is not fixed). */
 function eventKeys(events: RaceProgress[]): string[] {
   return events.map((e) => `${e.kind}:${e.agent}${e.kind === "start" ? "" : `:${e.status}`}`)
     .sort();
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.lstat(path).then(() => true, () => false);
-}
-
-async function waitFor(check: () => Promise<boolean>, ms: number, what: string) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 Deno.test("a killed race keeps finished attempts, leaves no agent behind, and resumes; --retry-failed reruns quota and infra errors only; a new contestant runs alone", async (t) => {
@@ -71,6 +61,19 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
   const run = { timeout: 120 };
   const project = await projectWith(world, agents, run);
   const saved = (agent: string) => loadAttempt(project.results, world.task.id, agent);
+  /** The entries of every attempt directory, by agent. */
+  const partsLeft = async () => {
+    const top = project.cacheDir("attempts", world.task.id);
+    const left: Record<string, string[]> = {};
+    for await (const attempt of Deno.readDir(top)) {
+      const agent = attempt.name.split("-")[0];
+      for await (const part of Deno.readDir(join(top, attempt.name))) {
+        (left[agent] ??= []).push(part.name);
+      }
+    }
+    for (const parts of Object.values(left)) parts.sort();
+    return left;
+  };
   const settings = join(world.tmp, "child.json");
   await Deno.writeTextFile(
     settings,
@@ -97,16 +100,11 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
         for (let r = await stderr.read(); !r.done; r = await stderr.read()) errors += r.value;
       })();
       try {
-        await waitFor(
-          async () => {
-            const finished = await Promise.all(
-              ["quick", "limited", "crasher", "missing"].map(saved),
-            );
-            return finished.every(Boolean) && (await processesWith(marker)).length > 0;
-          },
-          90_000,
-          "the first attempts to finish while the slow one runs",
-        );
+        const ready = await waitFor(async () => {
+          const finished = await Promise.all(["quick", "limited", "crasher", "missing"].map(saved));
+          return finished.every(Boolean) && (await processesWith(marker)).length > 0;
+        }, 90_000);
+        ok(ready, "the first attempts finished while the slow one runs");
       } finally {
         // Only bugbout itself is killed: bwrap's --die-with-parent must take the agent down.
         try {
@@ -123,11 +121,13 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
       equal((await saved("crasher"))?.status, "crashed");
       equal((await saved("missing"))?.status, "infra-error");
       equal(await saved("slow"), undefined);
-      await waitFor(
-        async () => (await processesWith(marker)).length === 0,
-        5000,
-        "the agent to go",
-      );
+      const gone = await waitFor(async () => (await processesWith(marker)).length === 0, 5000);
+      ok(gone, `agent processes left: ${await processesWith(marker)}`);
+      // The killed attempt left its working copy, home and state directory behind.
+      deepEqual(await partsLeft(), {
+        ...FINISHED,
+        slow: ["home", "input", "log", "snapshot.git", "state", "work"],
+      });
     },
   );
 
@@ -146,16 +146,8 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
     equal(summary.skipped, 4);
     const slow = await attemptOf(world, project, "slow");
     deepEqual(slow.attempt.files.map((f) => f.kind).sort(), ["source", "test"]);
-    // The killed attempt's working copy is gone; only finished attempts' logs stay.
-    const left = [];
-    for await (const entry of Deno.readDir(project.cacheDir("attempts", world.task.id))) {
-      for await (
-        const inner of Deno.readDir(join(project.cacheDir("attempts", world.task.id), entry.name))
-      ) {
-        left.push(`${entry.name.replace(/-[0-9a-f]{8}$/, "")}/${inner.name}`);
-      }
-    }
-    ok(left.every((p) => p.endsWith("/log") || p.endsWith("/input")), left.join(" "));
+    // The next run swept them; logs stay, as for every attempt.
+    deepEqual(await partsLeft(), { ...FINISHED, slow: ["input", "input", "log", "log"] });
   });
 
   await t.step("retryFailed reruns the quota and the infra error only", async () => {
@@ -178,11 +170,12 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
     match((await saved("missing"))?.error ?? "", /bugbout-test-no-such-agent/);
   });
 
+  const latecomer: AgentDef = {
+    name: "latecomer",
+    command: ["python3", await playbook(dir, "latecomer", files.testOnly)],
+  };
   await t.step("a contestant added to bugbout.toml later runs alone", async () => {
-    const later = await projectWith(world, [
-      ...agents,
-      { name: "latecomer", command: ["python3", await playbook(dir, "latecomer", files.testOnly)] },
-    ], run);
+    const later = await projectWith(world, [...agents, latecomer], run);
     const { summary, events } = await raceAt(world, later);
     deepEqual(
       events.filter((e) => e.kind !== "skip").map((e) => `${e.kind}:${e.agent}`),
@@ -190,5 +183,25 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
     );
     equal(summary.skipped, agents.length);
     equal((await attemptOf(world, later, "latecomer")).attempt.status, "patch");
+  });
+
+  await t.step("an aborted race (Ctrl-C) saves nothing of the attempt it stopped", async () => {
+    const dawdlerFlag = join(world.tmp, "dawdler.flag");
+    await Deno.writeTextFile(dawdlerFlag, "");
+    const dawdlerMarker = `DAWDLER-MARKER-${crypto.randomUUID()}`;
+    const dawdler: AgentDef = {
+      name: "dawdler",
+      command: ["sh", join(dir, "slow.sh"), dawdlerFlag, dawdlerMarker, fixer],
+    };
+    const stopped = await projectWith(world, [...agents, latecomer, dawdler], run);
+    const controller = new AbortController();
+    const watching = waitFor(async () => (await processesWith(dawdlerMarker)).length > 0, 60_000)
+      .then(() => controller.abort());
+    await rejects(raceAt(world, stopped, { signal: controller.signal }), InterruptedError);
+    await watching;
+    equal(await saved("dawdler"), undefined);
+    const gone = await waitFor(async () => (await processesWith(dawdlerMarker)).length === 0, 5000);
+    ok(gone, `agent processes left: ${await processesWith(dawdlerMarker)}`);
+    deepEqual((await partsLeft()).dawdler, ["input", "log"]);
   });
 });
