@@ -80,12 +80,17 @@ async function initWorkRepo(work: string) {
   await git(["commit", "--quiet", "--no-verify", "-m", "The code to work on"], { cwd: work, env });
 }
 
+/**
+ * How an attempt ended. A usage-limit signal makes it `quota` unless the agent still finished
+ * cleanly with a change: output that merely mentions a rate limit (a test of an HTTP client, say)
+ * must not turn a finished patch into a retry.
+ */
 function statusOf(
   result: { timedOut: boolean; code: number },
   changed: boolean,
   quota: boolean,
 ): AttemptStatus {
-  if (quota) return "quota";
+  if (quota && !(changed && result.code === 0 && !result.timedOut)) return "quota";
   if (result.timedOut) return "timeout";
   if (changed) return "patch";
   return result.code === 0 ? "no-change" : "crashed";
@@ -259,6 +264,7 @@ export async function runAttempt(
       ...invocation.env,
     };
     const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
+    const hosts = invocation.modelHosts ?? agent.modelHosts();
     let result;
     try {
       result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
@@ -266,7 +272,7 @@ export async function runAttempt(
         writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
         readable,
         deny: [project.repository, project.home, project.results.path],
-        network: { allow: invocation.modelHosts ?? agent.modelHosts() },
+        network: hosts.length ? { allow: hosts } : "none",
         env: inside,
         home: dirs.home,
         timeoutMs: config.run.timeout * 1000,
@@ -290,10 +296,23 @@ export async function runAttempt(
     }
     if (signal?.aborted) throw new InterruptedError();
     await keepPlainFiles(dirs.log);
-    const patch = await capturePatch(snapshot, {
-      packageDir: task.packageDir,
-      testsDir: config.project.tests,
-    });
+    let patch;
+    try {
+      patch = await capturePatch(snapshot, {
+        packageDir: task.packageDir,
+        testsDir: config.project.tests,
+      });
+    } catch (error) {
+      return await finish({
+        ...base,
+        status: "infra-error",
+        durationMs: Math.round(performance.now() - started),
+        exitCode: result.timedOut ? null : result.code,
+        error: `Could not read what the agent changed: ${describeError(error)}`,
+        logTail: tail(`${result.stderr}\n${result.stdout}`),
+        files: [],
+      });
+    }
     // Examiners fix nothing: their edits outside the tests are discarded.
     const files = context.role === "contestant"
       ? patch.files
