@@ -19,6 +19,7 @@ import { basename, dirname, join } from "node:path";
 import { BugboutError } from "./errors.ts";
 import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
+import { sweepDead } from "./pids.ts";
 import { run } from "./proc.ts";
 
 /** Options shared by the checkout helpers. */
@@ -223,25 +224,12 @@ export async function removeTree(path: string): Promise<void> {
 }
 
 /** Remove `*.partial-<pid>-*` directories left by processes that no longer exist. */
-async function sweepPartials(dir: string): Promise<void> {
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      const match = entry.name.match(/\.partial-(\d+)-[0-9a-f]+$/);
-      if (!match || Number(match[1]) === Deno.pid || isAlive(Number(match[1]))) continue;
-      await Deno.remove(join(dir, entry.name), { recursive: true }).catch(() => {});
-    }
-  } catch {
-    // nothing to sweep
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (error) {
-    return error instanceof Deno.errors.PermissionDenied;
-  }
+function sweepPartials(dir: string): Promise<void> {
+  return sweepDead(
+    dir,
+    /\.partial-(\d+)-[0-9a-f]+$/,
+    (path) => Deno.remove(path, { recursive: true }),
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -11,6 +11,7 @@
 import { dirname, join, relative } from "node:path";
 import type { Validator } from "./validator.ts";
 import { LockedError, StoreError } from "./errors.ts";
+import { processExists } from "./pids.ts";
 
 /** Write `data` as JSON to `path` atomically: readers see the old file or the new one, never half. */
 export async function writeJsonAtomic(path: string, data: unknown): Promise<void> {
@@ -178,13 +179,7 @@ function processStart(pid: number): string | null {
 }
 
 function isAlive(pid: number, started: string | null): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    // EPERM: it exists but is not ours
-    if (!(error instanceof Deno.errors.PermissionDenied)) return false;
-  }
+  if (!processExists(pid)) return false;
   if (started === null) return true;
   const now = processStart(pid);
   return now === null || now === started;

@@ -9,6 +9,7 @@
 
 import { join } from "node:path";
 import { removeTree } from "../checkout.ts";
+import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import type { AgentEntry } from "../config.ts";
 import { CONFIG_FILES, type PytestRules, pytestRules } from "../mine/pytest_rules.ts";
 import type { Project } from "../project.ts";
@@ -124,27 +125,10 @@ export function sessionSettings(
 
 /** A fresh working directory for one task of a stage, under the project's cache. */
 export function taskWorkDir(project: Project, stage: string, task: string): string {
-  return project.cacheDir(stage, `${task}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`);
+  return project.cacheDir(stage, `${task}${ownedSuffix()}`);
 }
 
 /** Remove working directories left by bugbout processes that were killed (`<task>-<pid>-<hex>`). */
-export async function sweepWorkDirs(dir: string): Promise<void> {
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      const pid = Number(entry.name.match(/-(\d+)-[0-9a-f]{8}$/)?.[1]);
-      if (!pid || pid === Deno.pid || alive(pid)) continue;
-      await removeTree(join(dir, entry.name)).catch(() => {});
-    }
-  } catch {
-    // nothing left behind
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (error) {
-    return error instanceof Deno.errors.PermissionDenied;
-  }
+export function sweepWorkDirs(dir: string): Promise<void> {
+  return sweepDead(dir, OWNED, removeTree);
 }

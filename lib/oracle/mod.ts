@@ -16,6 +16,7 @@
 
 import { join } from "node:path";
 import { checkout, installFiles, removeTree } from "../checkout.ts";
+import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { describeError, InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
@@ -123,7 +124,7 @@ export async function computeOracles(
   const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks];
   if (chosen.length === 0) return file;
   await project.results.ensure();
-  await sweepWorkDirs(project.cacheDir("oracle"));
+  await sweepDead(project.cacheDir("oracle"), OWNED, removeTree);
   const env = options.env ?? await testEnvFor(project, signal);
   const sandbox = options.sandbox ?? await openSandbox(project.config.run.sandbox);
   const jobs = project.config.run.jobs;
@@ -171,7 +172,7 @@ async function oracleOf(project: Project, task: Task, key: string, s: Shared): P
   const { signal } = s.options;
   const work = project.cacheDir(
     "oracle",
-    `${task.id}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    `${task.id}${ownedSuffix()}`,
   );
   const runs: RunSummary[] = [];
   try {
@@ -275,28 +276,6 @@ async function existing(tree: string, paths: readonly string[]): Promise<string[
     }
   }
   return found;
-}
-
-/** Remove working trees left by a bugbout process that was killed (`<task>-<pid>-<random>`). */
-async function sweepWorkDirs(dir: string): Promise<void> {
-  try {
-    for await (const entry of Deno.readDir(dir)) {
-      const pid = Number(entry.name.match(/-(\d+)-[0-9a-f]{8}$/)?.[1]);
-      if (!pid || pid === Deno.pid || alive(pid)) continue;
-      await removeTree(join(dir, entry.name)).catch(() => {});
-    }
-  } catch {
-    // nothing left behind
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (error) {
-    return error instanceof Deno.errors.PermissionDenied;
-  }
 }
 
 /** The fix's test files to put in place on B: the test modules and their support files. */

@@ -11,6 +11,7 @@ import { checkout, removeTree } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
 import { git } from "../git.ts";
 import type { Project } from "../project.ts";
+import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { which } from "../proc.ts";
 import type { TestEnv } from "../python/env.ts";
 import type { Attempt, AttemptStatus, Task } from "../records.ts";
@@ -105,25 +106,12 @@ const TRANSIENT = ["state", "work", "home", "snapshot.git"];
  */
 export async function sweepAttempts(project: Project): Promise<void> {
   const top = project.cacheDir("attempts");
-  const entries = (dir: string) => Array.fromAsync(Deno.readDir(dir)).catch(() => []);
-  for (const task of await entries(top)) {
+  const tasks = await Array.fromAsync(Deno.readDir(top)).catch(() => []);
+  for (const task of tasks) {
     if (!task.isDirectory) continue;
-    for (const attempt of await entries(join(top, task.name))) {
-      const pid = Number(attempt.name.match(/-(\d+)-[0-9a-f]{8}$/)?.[1]);
-      if (!attempt.isDirectory || !pid || pid === Deno.pid || alive(pid)) continue;
-      for (const part of TRANSIENT) {
-        await removeTree(join(top, task.name, attempt.name, part)).catch(() => {});
-      }
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch (error) {
-    return error instanceof Deno.errors.PermissionDenied;
+    await sweepDead(join(top, task.name), OWNED, async (attempt) => {
+      for (const part of TRANSIENT) await removeTree(join(attempt, part)).catch(() => {});
+    });
   }
 }
 
@@ -155,7 +143,7 @@ export async function runAttempt(
   const root = project.cacheDir(
     "attempts",
     task.id,
-    `${agent.name.replace(/[^\w.-]+/g, "_")}-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
+    `${agent.name.replace(/[^\w.-]+/g, "_")}${ownedSuffix()}`,
   );
   const dirs = {
     work: join(root, "work"),

@@ -48,6 +48,16 @@ function denoDir(): string {
   return Deno.env.get("DENO_DIR") ?? join(cache, "deno");
 }
 
+/**
+ * This process's environment for the child (certificates and proxies for uv, say), less what
+ * would bypass its HOME (`XDG_*`) or steer an agent: credentials, endpoints, config homes.
+ */
+function inherited(): Record<string, string> {
+  const steering =
+    /^(?:XDG|OPENAI|ANTHROPIC|CLAUDE|GEMINI|GOOGLE|CODEX|COPILOT|QWEN|OPENCODE|MSWEA|LITELLM|OLLAMA|GH|GITHUB|BUGBOUT)_|^IS_SANDBOX$/;
+  return Object.fromEntries(Object.entries(Deno.env.toObject()).filter(([k]) => !steering.test(k)));
+}
+
 /** Run one scenario in a child process whose HOME holds the canaries; return its facts. */
 async function runScenario(
   agentCase: AgentCase,
@@ -73,6 +83,7 @@ async function runScenario(
   ], {
     clearEnv: true,
     env: {
+      ...inherited(),
       PATH: `${dirname(bin)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
       HOME: home,
       LANG: "C.UTF-8",
