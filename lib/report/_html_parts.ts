@@ -9,6 +9,7 @@ import type { ResolutionOutcome } from "../records.ts";
 import { RESOLUTION_OUTCOMES } from "../records.ts";
 import { OUTCOME_LABELS } from "./_format.ts";
 import { escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
+import type { TableData } from "./_table_data.ts";
 
 /** HTML that is already safe, as opposed to text to escape. */
 export interface Raw {
@@ -32,9 +33,22 @@ export function htmlTable(header: string[], rows: Cell[][], numeric: number[] = 
   }</tbody></table></div>`;
 }
 
-/** The integers from `from` up to `to` (excluded). */
-export const range = (from: number, to: number) =>
-  Array.from({ length: to - from }, (_, i) => from + i);
+/**
+ * A section's table, its caption as a heading above it; `rows` replaces the plain rows where some
+ * cells are safe HTML.
+ */
+export function tableHtml(table: TableData, rows: Cell[][] = table.rows): string {
+  const numeric = table.align.flatMap((a, i) => a === "right" ? [i] : []);
+  const caption = table.caption === undefined ? "" : `<h3>${esc(table.caption)}</h3>`;
+  return caption + htmlTable(table.headers, rows, numeric);
+}
+
+/** Text in bold, as a table cell. */
+export const strong = (text: string): Raw => raw(`<strong>${esc(text)}</strong>`);
+
+/** Sentences as paragraphs. */
+export const paragraphs = (sentences: readonly string[]): string =>
+  sentences.map((s) => `<p>${esc(s)}</p>`).join("");
 
 /** An outcome as a coloured pill; grey with no outcome. */
 export function outcomePill(outcome: ResolutionOutcome | null, label: string): Raw {

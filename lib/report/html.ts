@@ -8,31 +8,16 @@
  * @module
  */
 
-import { COMPARABLE_ROLES } from "../evidence_roles.ts";
-import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
 import {
-  cap,
-  discoveryText,
   duration,
-  expected,
-  infraText,
   NONE,
-  OUTCOME_LABELS,
-  pct,
   pickText,
   plural,
-  pValue,
-  rateWithInterval,
-  ratio,
-  reported,
   reportSubtitle,
   reportTitle,
-  ROLE_LABELS,
   SECTION_LEADS,
   STATUS_LABELS,
   taskCell,
-  tokens,
-  usd,
 } from "./_format.ts";
 import {
   escapeHtml as esc,
@@ -43,7 +28,16 @@ import {
   taskGrid,
 } from "./_svg.ts";
 import { HTML_STYLE } from "./_html_style.ts";
-import { htmlTable, outcomeLegend, outcomePill, range, raw } from "./_html_parts.ts";
+import {
+  htmlTable,
+  outcomeLegend,
+  outcomePill,
+  paragraphs,
+  raw,
+  strong,
+  tableHtml,
+} from "./_html_parts.ts";
+import { type ReportTables, reportTables } from "./_tables.ts";
 import { type Report, SECTION_TITLES, type SectionId, type TaskRow } from "./types.ts";
 
 export { escapeHtml } from "./_svg.ts";
@@ -53,14 +47,15 @@ const OPEN_MATRICES = 20;
 
 /** Render the report as one self-contained HTML page. */
 export function renderHtml(report: Report): string {
+  const data = reportTables(report, "full");
   const sections: [SectionId, string][] = [
-    ["agents", agents(report)],
-    ["comparisons", comparisons(report)],
-    ["picking", picking(report)],
-    ["mergeGate", mergeGate(report)],
-    ["separation", separation(report)],
-    ["evidence", evidence(report)],
-    ["discovery", discovery(report)],
+    ["agents", agents(report, data.agents)],
+    ["comparisons", comparisons(data.comparisons)],
+    ["picking", picking(report, data.picking)],
+    ["mergeGate", mergeGate(data.mergeGate)],
+    ["separation", tableHtml(data.separation)],
+    ["evidence", tableHtml(data.evidence.table) + paragraphs(data.evidence.sentences)],
+    ["discovery", discovery(data.discovery)],
     ["tasks", tasks(report)],
   ];
   const nav = sections.map(([id]) => `<a href="#${id}">${esc(SECTION_TITLES[id])}</a>`).join("");
@@ -101,236 +96,43 @@ ${
 `;
 }
 
-function agents(report: Report): string {
+function agents(report: Report, { outcomes, statuses, costs }: ReportTables["agents"]): string {
   return `<div class="scroll">${outcomesChart(report)}</div>${
     outcomeLegend("├─┤ 95% interval of the resolve rate")
   }` +
-    htmlTable(
-      [
-        "Agent",
-        "Model",
-        "Tasks",
-        ...RESOLUTION_OUTCOMES.map((o) => cap(OUTCOME_LABELS[o])),
-        "Resolve rate (95% interval)",
-      ],
-      report.agents.map((a) => [
-        raw(`<strong>${esc(a.name)}</strong>`),
-        a.model ?? a.type,
-        String(a.tasks),
-        ...RESOLUTION_OUTCOMES.map((o) => String(a.outcomes[o])),
-        rateWithInterval(a.resolveRate),
-      ]),
-      range(2, 8),
-    ) +
-    `<h3>Attempts</h3>` +
-    htmlTable(
-      ["Agent", "Attempts", ...ATTEMPT_STATUSES.map((s) => cap(STATUS_LABELS[s]))],
-      report.agents.map((
-        a,
-      ) => [a.name, String(a.attempts), ...ATTEMPT_STATUSES.map((s) => String(a.statuses[s]))]),
-      range(1, 8),
-    ) +
-    `<h3>Time, tokens and cost</h3>` +
-    htmlTable(
-      [
-        "Agent",
-        "Median time",
-        "Tokens",
-        "Tokens per attempt",
-        "Cost",
-        "Cost per resolved",
-        "Time per resolved",
-      ],
-      report.agents.map((a) => [
-        a.name,
-        duration(a.medianDurationMs),
-        reported(tokens(a.tokens.total), a.tokens.attempts, a.attempts),
-        tokens(a.tokens.medianPerAttempt),
-        reported(usd(a.cost.totalUsd), a.cost.attempts, a.attempts),
-        usd(a.perResolved.costUsd),
-        duration(a.perResolved.durationMs),
-      ]),
-      range(1, 7),
-    );
+    tableHtml(outcomes, outcomes.rows.map(([name, ...rest]) => [strong(name), ...rest])) +
+    `<h3>Attempts</h3>` + tableHtml(statuses) +
+    `<h3>Time, tokens and cost</h3>` + tableHtml(costs);
 }
 
-function comparisons(report: Report): string {
-  if (report.comparisons.length === 0) {
-    return `<p>Fewer than two contestants: nothing to compare.</p>`;
-  }
-  return htmlTable(
-    ["Agents", "Both resolved", "Only the first", "Only the second", "Neither", "p"],
-    report.comparisons.map((
-      c,
-    ) => [
-      `${c.a} vs ${c.b}`,
-      String(c.both),
-      String(c.onlyA),
-      String(c.onlyB),
-      String(c.neither),
-      pValue(c.p),
-    ]),
-    range(1, 6),
-  ) + `<ul class="sentences">${
-    report.comparisons.map((c) => `<li>${esc(c.sentence)}</li>`).join("")
-  }</ul>`;
+function comparisons({ table, sentences }: ReportTables["comparisons"]): string {
+  if (table === null) return paragraphs(sentences);
+  return tableHtml(table) +
+    `<ul class="sentences">${sentences.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`;
 }
 
-function picking(report: Report): string {
-  const k = report.picking;
+function picking(report: Report, { table, sentences }: ReportTables["picking"]): string {
   return `<div class="scroll">${pickingChart(report)}</div>` +
-    outcomeLegend("├─┤ 95% interval of the resolve rate") +
-    htmlTable(["Choice", "Resolved", "Of tasks", "Rate"], [
-      [
-        "The judge's picks",
-        String(k.judge.resolved),
-        String(k.tasks),
-        rateWithInterval(k.judge.rate),
-      ],
-      [
-        `Best single agent (${k.bestSingle.agents.join(", ") || NONE})`,
-        String(k.bestSingle.resolved),
-        String(k.tasks),
-        pct(k.bestSingle.rate),
-      ],
-      [
-        "An agent chosen at random (expected)",
-        expected(k.random.expected),
-        String(k.tasks),
-        pct(k.random.rate),
-      ],
-      [
-        "Oracle best (some agent resolved it)",
-        String(k.oracle.resolved),
-        String(k.tasks),
-        pct(k.oracle.rate),
-      ],
-    ], [1, 2, 3]) +
-    `<p>${
-      esc(
-        `The judge picked on ${k.judge.precision.n} tasks: ${k.judge.resolved} resolved, ${k.judge.wrong} wrong (right when it picked: ${
-          rateWithInterval(k.judge.precision)
-        }); it abstained on ${k.judge.abstained}.`,
-      )
-    }</p>`;
+    outcomeLegend("├─┤ 95% interval of the resolve rate") + tableHtml(table) +
+    paragraphs(sentences);
 }
 
-function mergeGate(report: Report): string {
-  return htmlTable(
-    [
-      "Agent",
-      "Patches",
-      "Approved",
-      "Approvals right",
-      "Wrong patches stopped",
-      "Right patches stopped",
-    ],
-    [...report.mergeGate.agents, report.mergeGate.overall].map((g) => [
-      g.agent === null ? raw("<strong>All patches</strong>") : g.agent,
-      String(g.patches),
-      String(g.approved),
-      `${ratio(g.approvedRight, g.approved)} · ${rateWithInterval(g.precision)}`,
-      ratio(g.wrongStopped, g.wrong),
-      ratio(g.rightStopped, g.right),
-    ]),
-    range(1, 6),
-  ) + `<p>${esc(`Policy: ${report.mergeGate.policy}.`)}</p>`;
-}
-
-function separation(report: Report): string {
-  return htmlTable(
-    [
-      "Author",
-      "Role",
-      "Resolved patches passed",
-      "Wrong patches failed",
-      "True positive rate",
-      "True negative rate",
-      "Balanced accuracy",
-      "No say",
-    ],
-    report.separation.map((s) => [
-      s.author,
-      s.role,
-      ratio(s.acceptedResolved, s.resolved),
-      ratio(s.rejectedWrong, s.wrong),
-      pct(s.truePositiveRate),
-      pct(s.trueNegativeRate),
-      pct(s.balancedAccuracy),
-      String(s.skipped),
-    ]),
-    range(2, 8),
+function mergeGate({ table, sentences }: ReportTables["mergeGate"]): string {
+  // The last row is all patches together.
+  const rows = table.rows.map((r, i) =>
+    i === table.rows.length - 1 ? [strong(r[0]), ...r.slice(1)] : r
   );
+  return tableHtml(table, rows) + paragraphs(sentences);
 }
 
-function evidence(report: Report): string {
-  return htmlTable(
-    [
-      "Agent",
-      "Role",
-      "Tests",
-      ...COMPARABLE_ROLES.map((r) => cap(ROLE_LABELS[r])),
-      "Unstable",
-      "Not comparable",
-      "Inadequate closures",
-    ],
-    report.evidence.map((e) => [
-      e.agent,
-      e.role,
-      String(e.tests),
-      ...COMPARABLE_ROLES.map((r) =>
-        e.shares ? `${e.counts[r]} (${pct(e.shares[r])})` : String(e.counts[r])
-      ),
-      String(e.counts.unstable),
-      String(e.counts["not-comparable"]),
-      e.closureRate === null
-        ? NONE
-        : `${ratio(e.inadequateClosures, e.withPatch)} (${pct(e.closureRate)})`,
-    ]),
-    range(2, 10),
-  );
-}
-
-function discovery(report: Report): string {
-  const d = report.discovery;
-  let html = `<p>${esc(discoveryText(d))}</p>`;
-  if (d.statementNote) html += `<p class="note">${esc(d.statementNote)}</p>`;
-  html += htmlTable(
-    ["Left out because", "Commits"],
-    d.excluded.reasons.map((r) => [r.reason, String(r.count)]),
-    [1],
-  );
-  if (d.unscored.length) {
-    html += `<h3>Not scored</h3>` +
-      htmlTable(
-        ["Task", "Title", "Why", "Reason"],
-        d.unscored.map((u) => [u.task, u.title, u.kind, u.reason]),
-      );
-  }
-  if (d.sanity.length) {
-    html += `<h3>Sanity gates failed</h3>` +
-      htmlTable(
-        ["Task", "Empty patch resolves", "Gold fix resolves"],
-        d.sanity.map((s) => [
-          s.task,
-          s.emptyResolves ? "yes" : "no",
-          s.goldResolves ? "yes" : "no",
-        ]),
-      );
-  }
-  html += `<p>${
-    esc(
-      `Unstable tests set aside: ${d.unstable.oracle} hidden, ${d.unstable.matrix} in cross-examination. Infrastructure errors: ${
-        infraText(d.infraErrors)
-      }.`,
-    )
-  }</p>`;
-  if (d.infraErrors.items.length) {
-    html += htmlTable(
-      ["Stage", "Task", "What", "Message"],
-      d.infraErrors.items.map((i) => [i.stage, i.task, i.what, i.message ?? NONE]),
-    );
-  }
+function discovery(d: ReportTables["discovery"]): string {
+  let html = `<p>${esc(d.summary)}</p>`;
+  if (d.note) html += `<p class="note">${esc(d.note)}</p>`;
+  html += tableHtml(d.excluded);
+  if (d.unscored) html += tableHtml(d.unscored);
+  if (d.sanity) html += tableHtml(d.sanity);
+  html += `<p>${esc(d.unstable)}</p>`;
+  if (d.infra) html += tableHtml(d.infra);
   return html;
 }
 

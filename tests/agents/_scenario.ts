@@ -106,7 +106,7 @@ async function main(
 ): Promise<ScenarioFacts> {
   const canary = Deno.env.get("BUGBOUT_TEST_CANARY") ?? "";
   await using server = startModelServer({ models: [agentCase.serverModel] });
-  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   let probeConnections = 0;
   const accepting = (async () => {
     for await (const conn of listener) {

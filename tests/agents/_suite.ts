@@ -53,9 +53,20 @@ function denoDir(): string {
  * would bypass its HOME (`XDG_*`) or steer an agent: credentials, endpoints, config homes.
  */
 function inherited(): Record<string, string> {
-  const steering =
-    /^(?:XDG|OPENAI|ANTHROPIC|CLAUDE|GEMINI|GOOGLE|CODEX|COPILOT|QWEN|OPENCODE|MSWEA|LITELLM|OLLAMA|GH|GITHUB|BUGBOUT)_|^IS_SANDBOX$/;
-  return Object.fromEntries(Object.entries(Deno.env.toObject()).filter(([k]) => !steering.test(k)));
+  const prefixes = [
+    ...["XDG", "BUGBOUT", "GH", "GITHUB", "LITELLM", "OLLAMA", "MSWEA", "OPENCODE", "QWEN"],
+    ...["OPENAI", "CODEX", "ANTHROPIC", "CLAUDE", "GEMINI", "GOOGLE", "COPILOT"],
+  ];
+  const steering = (key: string) =>
+    key === "IS_SANDBOX" || prefixes.some((p) => key.startsWith(`${p}_`));
+  return Object.fromEntries(Object.entries(Deno.env.toObject()).filter(([k]) => !steering(k)));
+}
+
+/** Remove a scenario's directory, unless BUGBOUT_AGENT_TESTS_KEEP=1 asks to keep it. */
+async function cleanUp(root: string): Promise<void> {
+  if (Deno.env.get("BUGBOUT_AGENT_TESTS_KEEP") !== "1") {
+    await Deno.remove(root, { recursive: true });
+  }
 }
 
 /** Run one scenario in a child process whose HOME holds the canaries; return its facts. */
@@ -100,6 +111,7 @@ async function runScenario(
     okCodes: "any",
   });
   if (result.code !== 0) {
+    await cleanUp(root);
     throw new Error(
       `${agentCase.id} ${scenario} scenario failed (exit ${result.code}):\n` +
         `${result.stderr.slice(-4000)}\n${result.stdout.slice(-2000)}`,
@@ -169,9 +181,7 @@ export async function agentSuite(id: string): Promise<void> {
         try {
           await judge(t, outcome);
         } finally {
-          if (Deno.env.get("BUGBOUT_AGENT_TESTS_KEEP") !== "1") {
-            await Deno.remove(outcome.root, { recursive: true });
-          }
+          await cleanUp(outcome.root);
         }
       },
     });
@@ -201,6 +211,7 @@ export async function agentSuite(id: string): Promise<void> {
     });
     await t.step("the canary in the user's home configuration reaches no request", async () => {
       assert(await exists(join(root, "user-home", ".codex", "AGENTS.md")), "canaries planted");
+      assert(model.length > 0, "the agent made model requests");
       assertEquals(facts.requests.filter((r) => r.canary).map((r) => r.seq), []);
     });
     await t.step(
@@ -261,7 +272,13 @@ export async function agentSuite(id: string): Promise<void> {
         assert(ms >= HANG_TIMEOUT_S * 1000 && ms < HANG_TIMEOUT_S * 1000 + 30_000, `${ms} ms`);
       });
       await t.step("the agent's processes ran while it hung, and none is left", () => {
-        assert(facts.processes!.during.length > 0, "the /proc scan saw the hung agent");
+        const cli = facts.processes!.during.filter((p) =>
+          p.cmdline.includes(CACHE) && !p.cmdline.includes("bridge.js")
+        );
+        assert(
+          cli.length > 0,
+          `the /proc scan saw the hung CLI: ${JSON.stringify(facts.processes)}`,
+        );
         assertEquals(facts.processes!.after, []);
       });
     },

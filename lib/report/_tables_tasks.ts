@@ -1,0 +1,125 @@
+/**
+ * What the text renderers show of the "How the tasks were found" and "Tasks" sections, as plain
+ * strings: tables, sentences and the facts under each task (see `_tables.ts`).
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @module
+ */
+
+import { discoveryText, infraText, matrixSummary, NONE, pickText, taskCell } from "./_format.ts";
+import { type Column, type TableData, tableOf, type Voice } from "./_table_data.ts";
+import type { Report, TaskRow } from "./types.ts";
+
+/** The "How the tasks were found" section, in the order the renderers print it. */
+export interface DiscoveryData {
+  /** The funnel from commits to scored tasks in a sentence. */
+  summary: string;
+  /** A note on the statements of the tasks, when there is one. */
+  note: string | null;
+  /** Why commits were left out. */
+  excluded: TableData;
+  /** Tasks that were not scored; null when every task was. */
+  unscored: TableData | null;
+  /** Tasks that failed a sanity gate; null when none did. */
+  sanity: TableData | null;
+  /** Unstable tests and infrastructure errors in a sentence. */
+  unstable: string;
+  /** Each infrastructure error; null when there were none. */
+  infra: TableData | null;
+}
+
+/** One fact printed under a task. */
+export interface TaskFact {
+  /** What the fact is about; the terminal warns about a task that was not scored. */
+  kind: "not-scored" | "judge" | "matrix" | "flags";
+  /** The fact in words. */
+  text: string;
+}
+
+/** What the ✓ and ✗ of the full voice's task table mean. */
+export const GATE_MARKS_NOTE = "✓ / ✗: the merge gate approved / stopped the patch.";
+
+/** The "How the tasks were found" section. */
+export function discoveryData(report: Report, voice: Voice): DiscoveryData {
+  const d = report.discovery;
+  const yesNo = (b: boolean) => b ? "yes" : "no";
+  const captioned = (table: TableData, full: string, short: string): TableData => ({
+    ...table,
+    caption: voice === "full" ? full : short,
+  });
+  return {
+    summary: discoveryText(d),
+    note: d.statementNote,
+    excluded: tableOf(voice, d.excluded.reasons, [
+      { head: "Left out because", cell: (r) => r.reason },
+      { head: "Commits", num: true, cell: (r) => String(r.count) },
+    ]),
+    unscored: d.unscored.length === 0 ? null : captioned(
+      tableOf(voice, d.unscored, [
+        { head: "Task", cell: (u) => u.task },
+        { head: "Title", only: "full", cell: (u) => u.title },
+        { head: "Why", cell: (u) => u.kind },
+        { head: "Reason", cell: (u) => u.reason },
+      ]),
+      "Not scored",
+      "not scored",
+    ),
+    sanity: d.sanity.length === 0 ? null : captioned(
+      tableOf(voice, d.sanity, [
+        { head: "Task", cell: (s) => s.task },
+        { head: "Empty patch resolves", cell: (s) => yesNo(s.emptyResolves) },
+        { head: "Gold fix resolves", cell: (s) => yesNo(s.goldResolves) },
+      ]),
+      "Failed a sanity gate",
+      "sanity gate",
+    ),
+    unstable: `Unstable tests set aside: ${d.unstable.oracle} hidden, ${d.unstable.matrix} in ` +
+      `cross-examination. Infrastructure errors: ${infraText(d.infraErrors)}.`,
+    infra: d.infraErrors.items.length === 0 ? null : tableOf(voice, d.infraErrors.items, [
+      { head: "Stage", cell: (i) => i.stage },
+      { head: "Task", cell: (i) => i.task },
+      { head: "What", cell: (i) => i.what },
+      { head: "Message", cell: (i) => i.message ?? NONE },
+    ]),
+  };
+}
+
+/**
+ * The tasks against some contestants (the terminal shows a few per table): each one's result,
+ * in the full voice with the merge gate's ✓ or ✗, and the judge's pick.
+ */
+export function tasksTable(report: Report, names: readonly string[], voice: Voice): TableData {
+  const gateMark = (approved: boolean | null) =>
+    voice === "short" || approved === null ? "" : approved ? " ✓" : " ✗";
+  return tableOf(voice, report.tasks, [
+    { head: "Task", cell: (t) => t.id },
+    { head: "Title", cell: (t) => t.title },
+    ...names.map((n): Column<TaskRow> => ({
+      head: n,
+      short: n,
+      cell: (t) => {
+        const entry = t.agents.find((a) => a.agent === n);
+        return entry ? taskCell(entry) + gateMark(entry.approved) : NONE;
+      },
+    })),
+    {
+      head: "Judge's pick",
+      cell: (t) => t.scored ? pickText(t.pick) : `not scored; ${pickText(t.pick)}`,
+    },
+  ]);
+}
+
+/** What is printed under a task: why it was not scored, the judge's reason, its matrix, flags. */
+export function taskFacts(task: TaskRow): TaskFact[] {
+  const facts: TaskFact[] = [];
+  if (!task.scored) facts.push({ kind: "not-scored", text: `not scored: ${task.reason ?? NONE}` });
+  if (task.pick.reason) facts.push({ kind: "judge", text: `judge: ${task.pick.reason}` });
+  if (task.matrix) facts.push({ kind: "matrix", text: `matrix: ${matrixSummary(task.matrix)}` });
+  for (const a of task.agents) {
+    if (a.flags.length) {
+      facts.push({ kind: "flags", text: `${a.agent}'s patch: ${a.flags.join(", ")}` });
+    }
+  }
+  return facts;
+}
