@@ -47,13 +47,15 @@ export function makeAgent(
   definition: AdapterDefinition,
   settings: { model?: string; name?: string; options?: Record<string, unknown> } = {},
 ): CodingAgent {
+  const parsed = definition.options.safeParse(settings.options ?? {});
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join("; "));
   return definition.create({
     type: definition.type,
     name: settings.name ?? definition.type,
     model: settings.model,
     vendor: definition.defaultVendor ?? "unknown",
     quota: definition.type,
-    options: definition.options.parse(settings.options ?? {}),
+    options: parsed.data,
   });
 }
 
