@@ -42,7 +42,17 @@ export interface DoctorHooks {
 }
 
 async function gitCheck(dir: string): Promise<Check> {
-  const root = await repositoryRoot(dir);
+  let root: string | undefined;
+  try {
+    root = await repositoryRoot(dir);
+  } catch (error) {
+    return {
+      name: "git",
+      status: "fail",
+      detail: describeError(error),
+      fix: (error as { hint?: string }).hint,
+    };
+  }
   if (!root) {
     return {
       name: "git",

@@ -8,7 +8,7 @@
  */
 
 import { BugboutError } from "./errors.ts";
-import { lines, output, run, type RunOptions } from "./proc.ts";
+import { lines, type ProcResult, run, type RunOptions } from "./proc.ts";
 
 /** Options for a git call. */
 export interface GitOptions extends Omit<RunOptions, "env" | "clearEnv"> {
@@ -16,6 +16,29 @@ export interface GitOptions extends Omit<RunOptions, "env" | "clearEnv"> {
   userConfig?: boolean;
   /** Extra environment variables. */
   env?: Record<string, string>;
+}
+
+let safeDirectories: string[] | undefined;
+
+/**
+ * The user's `safe.directory` entries: bugbout ignores the user's git configuration for
+ * reproducible output, but must still read repositories the user has said are safe (a checkout
+ * owned by another user, common in containers and CI).
+ */
+function userSafeDirectories(): string[] {
+  if (safeDirectories) return safeDirectories;
+  try {
+    const out = new Deno.Command("git", {
+      args: ["config", "--global", "--get-all", "safe.directory"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    safeDirectories = new TextDecoder().decode(out.stdout).split("\n").filter(Boolean);
+  } catch {
+    safeDirectories = [];
+  }
+  return safeDirectories;
 }
 
 /** The environment every git call gets. */
@@ -36,7 +59,17 @@ export function gitEnv(
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_OPTIONAL_LOCKS: "0",
   });
-  if (!userConfig) env.GIT_CONFIG_GLOBAL = "/dev/null";
+  if (!userConfig) {
+    env.GIT_CONFIG_GLOBAL = "/dev/null";
+    const safe = userSafeDirectories();
+    if (safe.length) {
+      env.GIT_CONFIG_COUNT = String(safe.length);
+      safe.forEach((dir, i) => {
+        env[`GIT_CONFIG_KEY_${i}`] = "safe.directory";
+        env[`GIT_CONFIG_VALUE_${i}`] = dir;
+      });
+    }
+  }
   return { ...env, ...extra };
 }
 
@@ -45,15 +78,40 @@ function argvFor(args: readonly string[]): string[] {
 }
 
 /** Run git and return stdout without the final newline. Throws on failure. */
-export function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
-  const { userConfig, env, ...rest } = options;
-  return output(argvFor(args), { ...rest, env: gitEnv(userConfig, env), clearEnv: true });
+export async function git(args: readonly string[], options: GitOptions = {}): Promise<string> {
+  return (await gitRun(args, options)).stdout.replace(/\n$/, "");
 }
 
-/** Run git and return the whole result (for exit codes other than 0). */
-export function gitRun(args: readonly string[], options: GitOptions = {}) {
+/**
+ * Run git and return the whole result (pass `okCodes` for exit codes other than 0). Whatever the
+ * accepted codes, git's refusal of a repository owned by another user becomes advice.
+ */
+export async function gitRun(
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<ProcResult> {
   const { userConfig, env, ...rest } = options;
-  return run(argvFor(args), { ...rest, env: gitEnv(userConfig, env), clearEnv: true });
+  let result: ProcResult;
+  try {
+    result = await run(argvFor(args), { ...rest, env: gitEnv(userConfig, env), clearEnv: true });
+  } catch (error) {
+    throw refusal((error as { result?: ProcResult }).result?.stderr ?? "") ?? error;
+  }
+  if (result.code !== 0) {
+    const refused = refusal(result.stderr);
+    if (refused) throw refused;
+  }
+  return result;
+}
+
+/** git's refusal of a repository owned by another user, as advice; undefined for anything else. */
+function refusal(stderr: string): BugboutError | undefined {
+  const match = stderr.match(/detected dubious ownership in repository at '([^']+)'/);
+  if (!match) return undefined;
+  return new BugboutError(`git refuses to read ${match[1]}: it belongs to another user.`, {
+    hint: `If you trust it, run \`git config --global --add safe.directory ${match[1]}\` ` +
+      `and try again.`,
+  });
 }
 
 /** Stream git's stdout as lines. */

@@ -149,3 +149,24 @@ Deno.test("bugbout doctor prints one line per check with what to do, and exits 1
     .replace(/reset at \d\d:\d\d UTC/, "reset at <time> UTC");
   await assertGolden("doctor.txt", text);
 });
+
+Deno.test("a repository owned by another user gets advice, and the user's safe.directory is honoured", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, LAYOUTS["src-layout"]);
+  await git(["add", "--all"], { cwd: dir.path });
+  await git(["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "Initial"], {
+    cwd: dir.path,
+  });
+  await Deno.writeTextFile(join(dir.path, "bugbout.toml"), `[project]\nsource = "src/shop"\n`);
+  await new Deno.Command("chown", { args: ["-R", "65534:65534", dir.path] }).output();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(home);
+  const refused = await runBugbout(["tasks"], { cwd: dir.path, env: { HOME: home } });
+  equal(refused.code, 1);
+  match(refused.stderr, /git refuses to read .*: it belongs to another user\./);
+  match(refused.stderr, /git config --global --add safe\.directory /);
+  await Deno.writeTextFile(join(home, ".gitconfig"), `[safe]\n\tdirectory = ${dir.path}\n`);
+  const allowed = await runBugbout(["tasks"], { cwd: dir.path, env: { HOME: home } });
+  equal(allowed.code, 0, allowed.stderr);
+  match(allowed.stdout, /0 tasks from 1 change/);
+});
