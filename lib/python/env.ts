@@ -21,7 +21,7 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { cachedTree, copyTree } from "../checkout.ts";
 import { BugboutError } from "../errors.ts";
@@ -242,7 +242,7 @@ async function uvTestEnv(request: EnvRequest): Promise<TestEnv> {
     installProject: request.installProject,
     dependencies: await dependencyHash(tree, file),
   });
-  const dir = join(request.envsDir ?? join(request.home, "envs"), `py${choice.version}-${key}`);
+  const dir = resolve(request.envsDir ?? join(request.home, "envs"), `py${choice.version}-${key}`);
   let pending = building.get(dir);
   if (!pending) {
     pending = lockedBuild(dir, key, choice, request, tree, file);

@@ -101,12 +101,14 @@ export interface InstallOptions {
   timeoutMs?: number;
 }
 
-/** `$BUGBOUT_TEST_CACHE`, or `~/.cache/bugbout-test/agents`. */
+/** `agents/` of the test cache: `$BUGBOUT_TEST_CACHE`, else `$XDG_CACHE_HOME/bugbout-test`, else `~/.cache/bugbout-test`. */
 export function defaultCacheDir(): string {
-  const fromEnv = Deno.env.get("BUGBOUT_TEST_CACHE");
-  if (fromEnv) return fromEnv;
-  const home = Deno.env.get("HOME") ?? "/root";
-  return join(home, ".cache", "bugbout-test", "agents");
+  const base = Deno.env.get("BUGBOUT_TEST_CACHE") ||
+    join(
+      Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") || "/root", ".cache"),
+      "bugbout-test",
+    );
+  return join(base, "agents");
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -12,9 +12,10 @@ import type { Sandbox } from "../../lib/sandbox/types.ts";
 
 /** A directory under the persistent test cache (`~/.cache/bugbout-test/python`). */
 export function testCache(...parts: string[]): string {
-  const base = Deno.env.get("BUGBOUT_TEST_CACHE") ??
+  // An empty variable counts as unset, as the XDG specification says.
+  const base = Deno.env.get("BUGBOUT_TEST_CACHE") ||
     join(
-      Deno.env.get("XDG_CACHE_HOME") ?? join(Deno.env.get("HOME") ?? "/tmp", ".cache"),
+      Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") || "/tmp", ".cache"),
       "bugbout-test",
     );
   return join(base, "python", ...parts);
