@@ -215,6 +215,11 @@ export abstract class AgentBase<Options extends { executable?: string }> {
     this.executable = spec.options.executable ?? definition.executable;
     this.options = spec.options;
   }
+
+  /** `<executable> --version`, bounded in time; never spends quota. */
+  version(): Promise<string | undefined> {
+    return probeVersion([this.executable, "--version"]);
+  }
 }
 
 const VERSION = /\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?/;

@@ -30,7 +30,6 @@ import {
   num,
   obj,
   pickEnv,
-  probeVersion,
   str,
   sumUsage,
 } from "./_common.ts";
@@ -132,10 +131,6 @@ class ClaudeCode extends AgentBase<ClaudeCodeOptions> implements CodingAgent {
     const quota = matchesAny([output.stderr], QUOTA) ||
       (retries.length > 0 && retries.every((e) => e.error_status === 429));
     return { summary, tokens: sumUsage([...byMessage.values()]), quota };
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

@@ -31,7 +31,6 @@ import {
   num,
   obj,
   pickEnv,
-  probeVersion,
   readText,
   str,
   sumUsage,
@@ -181,10 +180,6 @@ class Codex extends AgentBase<CodexOptions> implements CodingAgent {
     const error = succeeded ? undefined : failures.at(-1) ?? errors.at(-1);
     const quota = !succeeded && matchesAny([...failures, ...errors, output.stderr], QUOTA);
     return { summary, tokens: sumUsage(usages), quota, ...(error ? { error } : {}) };
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

@@ -74,6 +74,11 @@ class Command extends AgentBase<CommandOptions & { executable?: string }> implem
     return invocation;
   }
 
+  /** No probe: an arbitrary program might take `--version` for a prompt and spend quota. */
+  override version(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+
   /**
    * A command agent has no known output format: the tail of its output stands in for the
    * summary, and vendor usage-limit wording near the end of the output marks a quota stop

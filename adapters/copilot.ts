@@ -32,7 +32,6 @@ import {
   matchesAny,
   num,
   obj,
-  probeVersion,
   readJson,
   str,
   sumUsage,
@@ -162,10 +161,6 @@ class Copilot extends AgentBase<CopilotOptions> implements CodingAgent {
       report.summary = summary;
     }
     return report;
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

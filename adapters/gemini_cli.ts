@@ -33,7 +33,6 @@ import {
   matchesAny,
   num,
   obj,
-  probeVersion,
   str,
 } from "./_common.ts";
 
@@ -151,10 +150,6 @@ class GeminiCli extends AgentBase<GeminiCliOptions> implements CodingAgent {
       report.summary = summary;
     }
     return report;
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

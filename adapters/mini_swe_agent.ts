@@ -186,7 +186,7 @@ class MiniSweAgent extends AgentBase<MiniSweAgentOptions> implements CodingAgent
   }
 
   /** mini has no `--version`: ask the Python next to it for the package version. */
-  async version(): Promise<string | undefined> {
+  override async version(): Promise<string | undefined> {
     const path = await which(this.executable);
     if (!path) return undefined;
     const python = join(await realDir(path), "python");

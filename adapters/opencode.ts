@@ -31,7 +31,6 @@ import {
   matchesAny,
   num,
   obj,
-  probeVersion,
   str,
   sumUsage,
 } from "./_common.ts";
@@ -178,10 +177,6 @@ class Opencode extends AgentBase<OpencodeOptions> implements CodingAgent {
     if (failed) report.error = errors.at(-1) ?? `exit code ${output.exitCode}`;
     else report.summary = summary;
     return report;
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

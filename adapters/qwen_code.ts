@@ -31,7 +31,6 @@ import {
   num,
   obj,
   pickEnv,
-  probeVersion,
   readText,
   str,
   sumUsage,
@@ -140,10 +139,6 @@ class QwenCode extends AgentBase<QwenCodeOptions> implements CodingAgent {
       quota: matchesAny([output.stderr, ...logs], QUOTA),
       error: `no result (exit code ${output.exitCode}${output.timedOut ? ", timed out" : ""})`,
     };
-  }
-
-  version(): Promise<string | undefined> {
-    return probeVersion([this.executable, "--version"]);
   }
 }
 

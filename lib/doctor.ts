@@ -10,7 +10,7 @@ import type { Config } from "./config.ts";
 import { describeError } from "./errors.ts";
 import { defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
 import { Project } from "./project.ts";
-import { run, which } from "./proc.ts";
+import { which } from "./proc.ts";
 import { resolvePython, uvVersion } from "./python/discover.ts";
 
 /** The result of one check. */
@@ -100,18 +100,13 @@ async function agentChecks(config: Config): Promise<Check[]> {
       });
       continue;
     }
-    let version = "version unknown";
-    if (entry.type !== "command") {
-      const result = await run([path, "--version"], {
-        okCodes: "any",
-        timeoutMs: 20_000,
-        env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" },
-        clearEnv: true,
-      }).catch(() => undefined);
-      const line = result?.stdout.trim().split("\n")[0];
-      if (result?.code === 0 && line) version = line;
+    let version: string | undefined;
+    try {
+      version = await entry.adapter.create(entry).version?.();
+    } catch {
+      // an agent that cannot even say its version is still found; the race will tell more
     }
-    checks.push({ name: label, status: "ok", detail: `${path} (${version})` });
+    checks.push({ name: label, status: "ok", detail: `${path} (${version ?? "version unknown"})` });
   }
   if (config.contestants.length === 0) {
     checks.push({
