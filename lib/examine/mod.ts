@@ -50,6 +50,7 @@ import { REPOSITORY } from "./install.ts";
 import { type GroupResult, type PreparedTree, prepareTree, runPrepared } from "./sessions.ts";
 import { Slots } from "./slots.ts";
 import { applySourceChanges, hasCandidate } from "./trees.ts";
+import type { StageOptions } from "../stage.ts";
 
 export { type BoutAttempt, boutAttempts } from "./bout.ts";
 export { REPOSITORY } from "./install.ts";
@@ -252,18 +253,7 @@ export async function examineTask(
 }
 
 /** Options for {@linkcode examineAll}. */
-export interface ExamineOptions {
-  /** Stop: sessions in flight are killed, finished tasks stay saved, then it throws. */
-  signal?: AbortSignal;
-  /** Called for every task and session as they start and finish. */
-  onProgress?: (event: ExamineProgress) => void;
-  /** Only these task ids. */
-  only?: readonly string[];
-  /** The sandbox; by default the one `[run] sandbox` names, checked. */
-  sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
-}
+export type ExamineOptions = StageOptions<ExamineProgress>;
 
 /**
  * Cross-examine `tasks` (those with at least one attempt by a configured agent) and save each

@@ -35,6 +35,7 @@ import {
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { groundTruth, summarise } from "./ground_truth.ts";
+import type { StageOptions } from "../stage.ts";
 
 export { countOutcomes, failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
 
@@ -52,18 +53,7 @@ export type OracleProgress =
   | { event: "done"; task: string; oracle: Oracle };
 
 /** Options for {@linkcode computeOracles}. */
-export interface OracleOptions {
-  /** Stop: runs in flight are killed, finished tasks stay saved, then it throws. */
-  signal?: AbortSignal;
-  /** Called for every task and run as they start and finish. */
-  onProgress?: (event: OracleProgress) => void;
-  /** Only these task ids. */
-  only?: readonly string[];
-  /** The sandbox; by default the one `[run] sandbox` names, checked. */
-  sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
-}
+export type OracleOptions = StageOptions<OracleProgress>;
 
 /** The inputs that decide a task's oracle; a saved oracle with the same key is reused. */
 export function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {

@@ -24,7 +24,7 @@ import { readMatrix } from "../examine/mod.ts";
 import { Slots } from "../examine/slots.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import { type TestEnv, testEnvFor } from "../python/env.ts";
+import { testEnvFor } from "../python/env.ts";
 import {
   type Resolution,
   resolutionsFileSchema,
@@ -33,9 +33,9 @@ import {
   type Task,
 } from "../records.ts";
 import { openSandbox } from "../sandbox/mod.ts";
-import type { Sandbox } from "../sandbox/types.ts";
 import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
 import { readVerdicts } from "./verdicts.ts";
+import type { StageOptions } from "../stage.ts";
 
 export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
@@ -77,18 +77,7 @@ export async function readResolutions(project: Project): Promise<ResolutionsFile
 }
 
 /** Options for {@linkcode scoreAll}. */
-export interface ScoreOptions {
-  /** Stop: sessions in flight are killed, finished tasks stay saved, then it throws. */
-  signal?: AbortSignal;
-  /** Called for every task and session as they start and finish. */
-  onProgress?: (event: ScoreProgress) => void;
-  /** Only these task ids. */
-  only?: readonly string[];
-  /** The sandbox; by default the one `[run] sandbox` names, checked. */
-  sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
-}
+export type ScoreOptions = StageOptions<ScoreProgress>;
 
 /**
  * Score `tasks` (those with a ground truth in `oracles.json`) and save `resolutions.json` after
