@@ -17,25 +17,18 @@ import { basename } from "node:path";
 import type { AdapterDefinition, CodingAgent } from "../adapters/agent.ts";
 import type { AgentEntry, Config } from "./config.ts";
 import { BugboutError } from "./errors.ts";
-import { examineAll, judgeAll, scoreAll } from "./examine/stages.ts";
+import { readMatrices } from "./examine/mod.ts";
+import { examineAll, judgeAll, readResolutions, readVerdicts, scoreAll } from "./examine/stages.ts";
 import { mineTasks, readTasks } from "./mine/mod.ts";
 import { computeOracles, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
 import { testEnvFor } from "./python/env.ts";
 import { race, type RaceProgress, racersFromConfig, type RaceSummary } from "./race/mod.ts";
 import { loadTaskAttempts } from "./race/attempts.ts";
-import {
-  type Attempt,
-  matrixSchema,
-  type OraclesFile,
-  type Task,
-  type TasksFile,
-} from "./records.ts";
+import type { Attempt, OraclesFile, Task, TasksFile } from "./records.ts";
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
-import { readJson } from "./store.ts";
-import { slug } from "./hash.ts";
 
 /** The stages of a bout, in order. */
 export const STAGES = ["mine", "oracle", "race", "examine", "judge", "score", "report"] as const;
@@ -182,7 +175,7 @@ export class Bout {
       const statuses = selected.map((t) => file.oracles[t.id]?.status ?? "missing");
       return [file, counts(statuses) || "no tasks"];
     });
-    if (options.tasksOnly) return await this.#report(emit, stage, mined, oracles);
+    if (options.tasksOnly) return await this.#report(stage, mined, oracles);
     if (!options.noRace) {
       await stage("race", async () => {
         const summary: RaceSummary = await race(
@@ -220,7 +213,7 @@ export class Bout {
       const result = await scoreAll(project, selected, oracles, { signal, sandbox, env });
       return [result, result.summary];
     });
-    return await this.#report(emit, stage, mined, oracles);
+    return await this.#report(stage, mined, oracles);
   }
 
   #select(file: TasksFile, only?: string[]): Task[] {
@@ -238,7 +231,6 @@ export class Bout {
   }
 
   async #report(
-    emit: (e: BoutEvent) => void,
     stage: <T>(name: Stage, work: () => Promise<[T, string]>) => Promise<T>,
     tasks: TasksFile,
     oracles: OraclesFile,
@@ -249,7 +241,6 @@ export class Bout {
       await results.write("report.json", JSON.parse(renderJson(report)));
       await Deno.writeTextFile(results.file("report.md"), renderMarkdown(report));
       await Deno.writeTextFile(results.file("report.html"), renderHtml(report));
-      void emit;
       return [report, `wrote ${results.display("report.md")}, report.json, report.html`];
     });
   }
@@ -264,18 +255,10 @@ export class Bout {
 
   async #build(tasks: TasksFile, oracles: OraclesFile): Promise<Report> {
     const project = this.project;
+    const ids = tasks.tasks.map((t) => t.id);
     const attempts: Attempt[] = [];
-    const matrices = [];
-    for (const task of tasks.tasks) {
-      attempts.push(...(await loadTaskAttempts(project.results, task.id)).values());
-      const matrix = await readJson(
-        project.results.file("matrices", `${slug(task.id)}.json`),
-        matrixSchema,
-        "cross-examination matrices",
-      );
-      if (matrix) matrices.push(matrix);
-    }
-    const { readVerdicts, readResolutions } = await import("./examine/stages.ts");
+    for (const id of ids) attempts.push(...(await loadTaskAttempts(project.results, id)).values());
+    const matrices = await readMatrices(project, ids);
     const verdicts = await readVerdicts(project);
     const resolutions = await readResolutions(project);
     const agents = [...project.config.contestants, ...project.config.examiners].map((a) => ({
@@ -308,5 +291,3 @@ export class Bout {
     });
   }
 }
-
-export { racersFromConfig };

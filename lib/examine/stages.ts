@@ -9,9 +9,8 @@
  */
 
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/env.ts";
 import type { Matrix, OraclesFile, Resolution, Task, Verdict } from "../records.ts";
-import type { Sandbox } from "../sandbox/types.ts";
+import type { StageOptions } from "../stage.ts";
 import {
   judgeAll as judgeMatrices,
   readResolutions as readResolutionsFile,
@@ -22,16 +21,6 @@ import {
   type VerdictsFile,
 } from "../score/mod.ts";
 import { examineAll as examineTasks, type ExamineProgress, readMatrices } from "./mod.ts";
-
-/** Options every stage takes. */
-export interface StageOptions {
-  /** Stop: work in flight is killed, finished work stays saved. */
-  signal?: AbortSignal;
-  /** The sandbox; by default the one `[run] sandbox` names. */
-  sandbox?: Sandbox;
-  /** The test environment; by default the project's. */
-  env?: TestEnv;
-}
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
@@ -54,7 +43,7 @@ export async function examineAll(
   project: Project,
   tasks: readonly Task[],
   oracles: OraclesFile,
-  options: StageOptions & { onProgress?: (event: ExamineProgress) => void } = {},
+  options: StageOptions<ExamineProgress> = {},
 ): Promise<ExamineStage> {
   let fresh = 0, sessions = 0;
   const matrices = await examineTasks(project, scorable(tasks, oracles), {
@@ -108,7 +97,7 @@ export async function scoreAll(
   project: Project,
   tasks: readonly Task[],
   oracles: OraclesFile,
-  options: StageOptions & { onProgress?: (event: ScoreProgress) => void } = {},
+  options: StageOptions<ScoreProgress> = {},
 ): Promise<ScoreStage> {
   const chosen = tasks.filter((t) => oracles.oracles[t.id] !== undefined);
   const file = await scoreTasks(project, chosen, options);
