@@ -140,6 +140,16 @@ export class Bout {
   /** Run every stage (or those the options ask for) and return the report. */
   async run(options: BoutRunOptions = {}): Promise<Report> {
     const project = this.project;
+    if (!options.tasksOnly && project.config.contestants.length === 0) {
+      throw new BugboutError(
+        `${project.config.file} names no [[contestants]]: nothing would race.`,
+        {
+          hint:
+            "Add an agent (`bugbout init` lists the ones on PATH), or run with --tasks-only to " +
+            "mine and compute the ground truth alone.",
+        },
+      );
+    }
     const emit = options.onEvent ?? (() => {});
     const signal = options.signal;
     await project.results.ensure();

@@ -118,6 +118,18 @@ Deno.test("bugbout run --tasks-only stops after the ground truth", async () => {
   ok(!/\] race /.test(run.stderr));
 });
 
+Deno.test("bugbout run without contestants says so before mining anything", async () => {
+  await using dir = await tempDir("bugbout-run-");
+  const fixture = await buildDemo(join(dir.path, "textkit"));
+  await Deno.writeTextFile(join(fixture.dir, "bugbout.toml"), `[project]\nsource = "textkit"\n`);
+  const run = await runBugbout(["run"], {
+    cwd: fixture.dir,
+    env: { BUGBOUT_HOME: join(dir.path, "home") },
+  });
+  equal(run.code, 1);
+  match(run.stderr, /names no \[\[contestants\]\]: nothing would race\.\nhint: .*--tasks-only/);
+});
+
 Deno.test("bugbout run in a directory without bugbout.toml says what to do", async () => {
   await using dir = await tempDir("bugbout-run-");
   const run = await runBugbout(["run"], { cwd: dir.path });
