@@ -6,7 +6,7 @@ import { reportSchema } from "../lib/report/mod.ts";
 import { resolutionsFileSchema } from "../lib/records.ts";
 import { startFakeGithub } from "./fixtures/github_server.ts";
 import { buildDemo } from "./fixtures/projects.ts";
-import { runBugbout, tempDir } from "./helpers.ts";
+import { ROOT, runBugbout, tempDir } from "./helpers.ts";
 
 function agentTable(name: string, script: string) {
   return `[[contestants]]\nagent = "command"\nname = "${name}"\nquota = "${name}"\n` +
@@ -135,4 +135,56 @@ Deno.test("bugbout run in a directory without bugbout.toml says what to do", asy
   const run = await runBugbout(["run"], { cwd: dir.path });
   equal(run.code, 1);
   match(run.stderr, /^error: No bugbout\.toml in .*\nhint: Run `bugbout init`/);
+});
+
+Deno.test("Ctrl-C stops a bout's sandboxes, keeps finished attempts and exits 130", async () => {
+  await using dir = await tempDir("bugbout-run-");
+  const fixture = await buildDemo(join(dir.path, "textkit"));
+  const marker = `bugbout-sigint-${crypto.randomUUID()}`;
+  const fast = join(dir.path, "fast.sh");
+  const slow = join(dir.path, "slow.sh");
+  await Deno.writeTextFile(fast, "#!/bin/sh\necho '# noted' >> README.md\n");
+  await Deno.writeTextFile(slow, `#!/bin/sh\nexec sleep 120 ${marker}\n`);
+  await Deno.chmod(fast, 0o755);
+  await Deno.chmod(slow, 0o755);
+  await Deno.writeTextFile(
+    join(fixture.dir, "bugbout.toml"),
+    `[project]\nsource = "textkit"\n\n[tasks]\nlimit = 1\n\n` +
+      `[[contestants]]\nagent = "command"\nname = "fast"\ncommand = ["${fast}"]\n\n` +
+      `[[contestants]]\nagent = "command"\nname = "slow"\ncommand = ["${slow}"]\n`,
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(ROOT, "main.ts"), "run"],
+    cwd: fixture.dir,
+    env: { ...Deno.env.toObject(), NO_COLOR: "1", BUGBOUT_HOME: join(dir.path, "home") },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr: string[] = [];
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  // Wait until the slow agent is running, then press Ctrl-C.
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stderr.push(value);
+    if (stderr.join("").includes("slow started")) break;
+  }
+  child.kill("SIGINT");
+  for (let r = await reader.read(); !r.done; r = await reader.read()) stderr.push(r.value);
+  const status = await child.status;
+  await child.stdout.cancel();
+  equal(status.code, 130, stderr.join(""));
+  match(stderr.join(""), /Stopped\. Everything that had finished is saved/);
+  const attempts = join(fixture.dir, ".bugbout", "attempts");
+  const saved = [...Deno.readDirSync(join(attempts, [...Deno.readDirSync(attempts)][0].name))]
+    .map((e) => e.name).filter((n) => n.endsWith(".json"));
+  deepEqual(saved, ["fast.json"]);
+  const left = [...Deno.readDirSync("/proc")].filter((e) => /^\d+$/.test(e.name)).some((e) => {
+    try {
+      return Deno.readTextFileSync(`/proc/${e.name}/cmdline`).includes(marker);
+    } catch {
+      return false;
+    }
+  });
+  equal(left, false, "the slow agent's process is gone");
 });
