@@ -252,6 +252,8 @@ export async function runAttempt(
       ...invocation.env,
     };
     const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
+    // An agent that asked to run unconfined is recorded as such, so the report can say so.
+    base.sandbox = sandbox.kind;
     const hosts = invocation.modelHosts ?? agent.modelHosts();
     let result;
     try {

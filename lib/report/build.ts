@@ -31,6 +31,18 @@ export const UNSANDBOXED_WARNING: string =
   "machine's files in reach. Their results may not be comparable, and they could have read the " +
   "fix from elsewhere.";
 
+/** The sandbox warning: the whole bout unconfined, or agents that asked to run outside it. */
+function sandboxWarning(input: ReportInput): string | null {
+  if (input.project.sandbox === "none") return UNSANDBOXED_WARNING;
+  const outside = [
+    ...new Set(input.attempts.filter((a) => a.sandbox === "none").map((a) => a.agent)),
+  ];
+  if (outside.length === 0) return null;
+  return `${outside.join(", ")} ran outside bugbout's sandbox (sandboxed = false): ` +
+    "unconfined, with the network and this machine's files in reach, so their results may not be " +
+    "comparable with the others'.";
+}
+
 /**
  * Build the report: per contestant outcomes with Wilson intervals, paired comparisons, the
  * judge's picks against baselines, the merge gate, how well each author's tests separate right
@@ -51,10 +63,7 @@ export function buildReport(input: ReportInput): Report {
       repository: input.project.repository,
       policy: input.project.policy,
     },
-    sandbox: {
-      mode: input.project.sandbox,
-      warning: input.project.sandbox === "none" ? UNSANDBOXED_WARNING : null,
-    },
+    sandbox: { mode: input.project.sandbox, warning: sandboxWarning(input) },
     agents: agentRows(ctx),
     comparisons: comparisons(ctx),
     picking: picking(ctx),

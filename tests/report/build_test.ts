@@ -345,7 +345,12 @@ Deno.test("buildReport() warns prominently only when agents ran without a sandbo
   ok(report.sandbox.warning?.includes('sandbox = "none"'));
   const input = fixtureInput();
   input.project.sandbox = "bubblewrap";
+  input.attempts = input.attempts.map((a) => ({ ...a, sandbox: "bubblewrap" }));
   deepEqual(buildReport(input).sandbox, { mode: "bubblewrap", warning: null });
+  // An agent that asked to run unconfined (`sandboxed = false`) is named.
+  input.attempts = input.attempts.map((a) => a.agent === "cheater" ? { ...a, sandbox: "none" } : a);
+  const warning = buildReport(input).sandbox.warning ?? "";
+  ok(warning.startsWith("cheater ran outside bugbout's sandbox (sandboxed = false)"), warning);
 });
 
 Deno.test("buildReport() builds a valid report of a bout with nothing in it", () => {
