@@ -39,7 +39,9 @@ export function discovery(ctx: Context): Discovery {
       : gate && (gate.emptyResolves || !gate.goldResolves)
       ? "sanity"
       : "not-scored";
-    const reason = resolution?.reason ?? oracle?.reason ??
+    // The ground truth's own words when it is the reason (the kind column already names it).
+    const fromOracle = oracle && oracle.status !== "scorable" ? oracle.reason : undefined;
+    const reason = fromOracle ?? resolution?.reason ?? oracle?.reason ??
       (oracle ? "not scored yet" : "no ground truth yet");
     unscored.push({ task: task.id, title: task.title, kind, reason });
   }
