@@ -18,6 +18,8 @@ export interface PathRules {
 
 const CONFIG_NAMES = new Set([
   "conftest.py",
+  "pytest.toml",
+  ".pytest.toml",
   "pytest.ini",
   ".pytest.ini",
   "tox.ini",

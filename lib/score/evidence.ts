@@ -58,7 +58,8 @@ function goldOutcome(run: readonly GroupResult[], owner: string, id: string): Ou
 
 /**
  * Each agent's evidence: every test of its in the matrix, replayed on B, S and G, with its role,
- * and whether the attempt closed on inadequate evidence (null without a candidate of its own).
+ * and whether the attempt closed on inadequate evidence (null without a candidate of its own, or
+ * when its candidate's tree hit an infrastructure error).
  */
 export function evidenceOf(
   matrix: Matrix,
@@ -80,7 +81,10 @@ export function evidenceOf(
     });
     evidence[agent] = {
       tests: tests.map((t) => evidenceTest(t.id, t)),
-      inadequateClosure: inadequateClosure({ patch: own !== undefined, tests }),
+      // A tree bugbout could not run says nothing about the agent's closure.
+      inadequateClosure: own?.status === "infra-error"
+        ? null
+        : inadequateClosure({ patch: own !== undefined, tests }),
     };
   }
   return evidence;

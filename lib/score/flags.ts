@@ -2,9 +2,11 @@
  * What scoring refuses to apply from a patch, and the tricks it notices. Only source changes are
  * applied; everything else is listed in `ignored` with the reason. Flagged:
  *
- * - `conftest.py`, `pytest.ini`, the pytest section of `tox.ini` / `setup.cfg` / `pyproject.toml`,
- *   `sitecustomize.py` / `usercustomize.py`, `.pth` files and pytest plugins (`pytest_*.py`),
- *   added, edited or deleted, wherever they are: they change how tests run or what Python imports;
+ * - `conftest.py`, `pytest.ini` / `pytest.toml`, the pytest section of `tox.ini` / `setup.cfg` /
+ *   `pyproject.toml`, `sitecustomize.py` / `usercustomize.py`, `.pth` files and pytest plugins
+ *   (`pytest_*.py`), added, edited, deleted or renamed, wherever they are (a `pytest.toml` inside
+ *   the package is the configuration of the tests beneath it): they change how tests run or what
+ *   Python imports;
  * - skip and xfail markers added to a test module that exists on B (the maintainers' tests);
  * - a source change that imports pytest (code under test has no business reaching the runner).
  *
@@ -69,7 +71,7 @@ function configFlag(path: string, change: FileChange): string | undefined {
   const name = path.slice(path.lastIndexOf("/") + 1);
   const how = verb(change);
   if (name === "conftest.py") return `${how} ${path} (a conftest.py)`;
-  if (name === "pytest.ini" || name === ".pytest.ini") {
+  if (/^\.?pytest\.(?:ini|toml)$/.test(name)) {
     return `${how} ${path} (pytest configuration)`;
   }
   if (name === "tox.ini" || name === "setup.cfg" || name === "pyproject.toml") {
