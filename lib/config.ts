@@ -28,7 +28,10 @@ const stringMap = z.record(z.string(), z.string());
 
 const projectSchema = z.strictObject({
   source: z.string().min(1, "must not be empty"),
-  tests: z.string().min(1).default("tests"),
+  tests: z.string().min(1).refine((t) => !/^\.\/?$/.test(t), {
+    message: "must name a directory: tests at the repository's root are not supported yet " +
+      "(move them into a directory such as tests/)",
+  }).default("tests"),
   repository: z.string().min(1).default("."),
   github: z.string().regex(/^[\w.-]+\/[\w.-]+$/, "must look like owner/name").optional(),
   "github-api": z.url({ message: "must be a URL such as https://api.github.com" }).default(

@@ -155,6 +155,7 @@ const BAD: [string, string, RegExp][] = [
     minimal + `[[examiners]]\nagent = "codex"\nassignment = "fix"\n`,
     /assignment: expected one of "reproduce", "specify"/,
   ],
+  ["tests at the root", minimal + `tests = "."\n`, /\[project\] tests: must name a directory/],
   ["reruns below two", minimal + `[tasks]\nreruns = 1\n`, /reruns: must be at least 2/],
   ["bad date", minimal + `[tasks]\nsince = "yesterday"\n`, /since: must be a date/],
 ];

@@ -30,7 +30,15 @@ export const DEFAULT_RULES: PytestRules = {
 };
 
 /** Configuration files in the order pytest looks for them. */
-export const CONFIG_FILES = ["pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
+export const CONFIG_FILES = [
+  "pytest.toml",
+  ".pytest.toml",
+  "pytest.ini",
+  ".pytest.ini",
+  "pyproject.toml",
+  "tox.ini",
+  "setup.cfg",
+];
 
 /** Translate an fnmatch pattern (`*`, `?`, `[seq]`, `[!seq]`) into a RegExp. */
 export function fnmatchRegExp(pattern: string): RegExp {
@@ -152,7 +160,8 @@ function fromToml(table: Record<string, unknown>, from: string): PytestRules {
 
 /**
  * The discovery rules from a project's configuration files (name → text; missing files absent),
- * chosen as pytest chooses its configuration file: `pytest.ini` (even without settings), then
+ * chosen as pytest chooses its configuration file: `pytest.toml` (pytest 9, a `[pytest]` table),
+ * then `pytest.ini` (even without settings), then
  * `pyproject.toml` with `[tool.pytest.ini_options]` or `[tool.pytest]`, then `tox.ini` with
  * `[pytest]`, then `setup.cfg` with `[tool:pytest]`. Unreadable files are skipped.
  */
@@ -162,6 +171,14 @@ export function pytestRules(files: Record<string, string | undefined>): PytestRu
     if (text === undefined) continue;
     if (name === "pytest.ini" || name === ".pytest.ini") {
       return fromIni(parseIni(text).get("pytest") ?? new Map(), name);
+    }
+    if (name === "pytest.toml" || name === ".pytest.toml") {
+      try {
+        const data = parseToml(text) as { pytest?: Record<string, unknown> };
+        return fromToml(data.pytest ?? {}, name);
+      } catch {
+        continue;
+      }
     }
     if (name === "pyproject.toml") {
       let data: Record<string, unknown>;

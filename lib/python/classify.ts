@@ -18,7 +18,9 @@ export type InfraCause =
    * tree breaking pytest itself): a property of the tree, the same on every rerun. */
   | "unrunnable"
   /** The run cannot be trusted: XML missing or malformed, exit code contradicting it, a crash. */
-  | "harness";
+  | "harness"
+  /** The sandbox itself could not start: pytest never ran, whatever the tree holds. */
+  | "sandbox";
 
 /** One pytest session, read. */
 export interface PytestRun {

@@ -182,7 +182,7 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       if (options.signal?.aborted) throw new InterruptedError();
       return {
         status: "infra-error",
-        cause: "harness",
+        cause: "sandbox",
         exitCode: null,
         outcomes: {},
         durations: {},

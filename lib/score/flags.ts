@@ -8,7 +8,9 @@
  *   the package is the configuration of the tests beneath it): they change how tests run or what
  *   Python imports;
  * - skip and xfail markers added to a test module that exists on B (the maintainers' tests);
- * - a source change that imports pytest (code under test has no business reaching the runner).
+ * - a source change that imports pytest or defines a pytest hook (`def pytest_...`): code under
+ *   test has no business reaching the runner, and a module pytest loads as a plugin could fake a
+ *   pass. Such changes are still applied — they may be legitimate — but the report shows them.
  *
  * Pure; no permissions needed.
  *
@@ -41,6 +43,8 @@ export interface PatchReview {
 const MARKERS =
   /pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\(|unittest\.skip\w*|@(?:skip|skipIf|skipUnless|expectedFailure|xfail)\b/g;
 const PYTEST_IMPORT = /^\s*(?:import\s+_?pytest\b|from\s+_?pytest\b)|__import__\(\s*["']_?pytest/gm;
+/** A pytest hook defined at any depth: only a plugin has reason to, and the code under test is not one. */
+const PYTEST_HOOK = /^\s*def\s+pytest_\w+\s*\(/gm;
 
 function count(text: string | undefined, pattern: RegExp): number {
   return text === undefined ? 0 : [...text.matchAll(pattern)].length;
@@ -118,6 +122,11 @@ export function reviewPatch(
             count(stateText(change.before), PYTEST_IMPORT)
         ) {
           flags.push(`imports pytest from the source: ${path}`);
+        }
+        if (
+          count(stateText(change.after), PYTEST_HOOK) > count(stateText(change.before), PYTEST_HOOK)
+        ) {
+          flags.push(`defines pytest hooks in the source: ${path}`);
         }
         continue;
       }

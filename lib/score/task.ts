@@ -107,7 +107,8 @@ class InfraFailure extends Error {}
  * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust
  * (no JUnit XML, or one contradicting the exit code) is tried once more; if it fails again, a
  * candidate's patch is what broke the run (it is scored on no passing test, and says why), while
- * for the empty or gold patch it is an infrastructure failure of the whole task.
+ * for the empty or gold patch — or when the sandbox itself could not start — it is an
+ * infrastructure failure of the whole task.
  */
 async function scoreTree(
   tree: string,
@@ -118,18 +119,24 @@ async function scoreTree(
   candidate: boolean,
 ): Promise<TestScore & { message?: string }> {
   let untrusted: string | undefined;
+  let sandboxFailed = false;
   let result;
   for (let attempt = 0; attempt < 2; attempt++) {
     untrusted = undefined;
+    sandboxFailed = false;
     [result] = await runGroups(tree, [suiteGroup(targets)], settings, (run) => {
       record(run);
       if (run.status === "infra-error" && run.cause !== "unrunnable") {
         untrusted = run.message ?? "pytest could not run";
+        sandboxFailed ||= run.cause === "sandbox";
       }
     });
     if (untrusted === undefined) break;
   }
-  if (untrusted !== undefined && !candidate) throw new InfraFailure(untrusted);
+  // A sandbox that cannot start says nothing about the patch: the whole task waits for a rerun.
+  if (untrusted !== undefined && (!candidate || sandboxFailed)) {
+    throw new InfraFailure(untrusted);
+  }
   const score = scoreRun(result!.outcomes, oracle);
   if (untrusted !== undefined) {
     return { ...score, message: `pytest gave no trustworthy result on this patch: ${untrusted}` };

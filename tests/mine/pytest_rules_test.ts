@@ -45,6 +45,14 @@ Deno.test("pytestRules reads the file pytest would read, with pytest's precedenc
   });
   const native = '[tool.pytest]\npython_classes = ["Describe"]\n';
   deepEqual(pytestRules({ "pyproject.toml": native }).classes, ["Describe"]);
+  // pytest 9's pytest.toml comes first of all.
+  deepEqual(
+    pytestRules({
+      "pytest.toml": '[pytest]\npython_functions = ["should_"]\n',
+      "pytest.ini": "[pytest]\npython_functions = check_\n",
+    }),
+    { files: DEFAULT_RULES.files, functions: ["should_"], classes: ["Test"], from: "pytest.toml" },
+  );
   // pytest.ini wins even when it sets nothing.
   deepEqual(
     pytestRules({ "pytest.ini": "[pytest]\naddopts = -q\n", "pyproject.toml": toml }).files,

@@ -99,6 +99,18 @@ Deno.test("reviewPatch() flags source code that reaches for pytest", () => {
   deepEqual(result.ignored, []);
 });
 
+Deno.test("reviewPatch() flags a pytest hook defined in the source", () => {
+  const result = review(
+    changed(
+      "src/pkg/plugin.py",
+      file("x = 1\n"),
+      file("x = 1\n\ndef pytest_pyfunc_call(pyfuncitem):\n    return True\n"),
+    ),
+  );
+  deepEqual(result.flags, ["defines pytest hooks in the source: src/pkg/plugin.py"]);
+  deepEqual(result.ignored, []);
+});
+
 Deno.test("pytestSection() compares only the pytest settings of a configuration file", () => {
   equal(pytestSection("pyproject.toml", '[project]\nname = "p"\n'), undefined);
   equal(

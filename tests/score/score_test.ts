@@ -2,6 +2,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { examineAll } from "../../lib/examine/mod.ts";
 import { computeOracles } from "../../lib/oracle/mod.ts";
 import type { Oracle, Resolution } from "../../lib/records.ts";
+import type { Sandbox } from "../../lib/sandbox/types.ts";
 import {
   judgeAll,
   readResolutions,
@@ -294,4 +295,41 @@ Deno.test("scoreTask() scores a patch that kills pytest as passing nothing, and 
     "infra-error",
     "infra-error",
   ]);
+});
+
+Deno.test("scoreTask() does not blame a patch for a sandbox that could not start: the task waits", async () => {
+  await using dir = await tempDir();
+  const scripts = SCRIPTS.filter((s) => s.agent === "fixer");
+  const bout = await buildBout(dir.path, { scripts });
+  await saveAll(bout, scripts);
+  const oracle: Oracle = {
+    task: bout.task.id,
+    inputsKey: "by-hand",
+    status: "scorable",
+    failToPass: [F2P],
+    passToPass: [EVEN, EXACT, FLATTEN],
+    unstable: [],
+    runs: [],
+    durations: {},
+  };
+  // The empty and gold trees run; every later session finds the sandbox broken.
+  let calls = 0;
+  const flaky: Sandbox = {
+    kind: bout.sandbox.kind,
+    run(argv, confinement) {
+      if (++calls > 2) {
+        return Promise.reject(new Error("bwrap: setting up uid map: Permission denied"));
+      }
+      return bout.sandbox.run(argv, confinement);
+    },
+  };
+  const r = await scoreTask(
+    bout.project,
+    bout.task,
+    { oracle, attempts: await boutAttempts(bout.project, bout.task.id) },
+    { env: bout.env, sandbox: flaky },
+  );
+  equal(r.scored, false);
+  match(r.reason ?? "", /Infrastructure error: .*the sandbox could not run pytest/);
+  equal(r.patches.fixer, undefined);
 });
