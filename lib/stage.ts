@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { Project } from "./project.ts";
 import type { TestEnv } from "./python/env.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 
@@ -19,4 +20,20 @@ export interface StageOptions<Progress> {
   sandbox?: Sandbox;
   /** The test environment; by default the project's, built on first use. */
   env?: TestEnv;
+}
+
+/**
+ * What shapes every pytest session a stage runs: part of each stage's inputs key, so a saved
+ * result is reused only while these are unchanged.
+ */
+export function sessionInputs(project: Project, env: TestEnv) {
+  const c = project.config;
+  return {
+    env: env.key,
+    pytestArgs: c.project.pytestArgs,
+    testEnv: c.project.env,
+    reruns: c.tasks.reruns,
+    testTimeout: c.run.testTimeout,
+    testMemory: c.run.testMemory,
+  };
 }

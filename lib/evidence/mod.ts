@@ -31,7 +31,7 @@ import { lookupOutcome, rowIds } from "../examine/cells.ts";
 import { authorGroup, installInPlace } from "../examine/install.ts";
 import type { FileChange, FileState } from "../examine/patched.ts";
 import { runGroups, type SessionSettings } from "../examine/sessions.ts";
-import { Slots } from "../examine/slots.ts";
+import { Slots } from "../slots.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
 import { detectLayout } from "../layout.ts";

@@ -19,7 +19,7 @@ import type { Attempt, Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { authorDirs, type AuthorTests, pathRules, readAuthorTests } from "./authors.ts";
 import type { SessionSettings } from "./sessions.ts";
-import type { Slots } from "./slots.ts";
+import type { Slots } from "../slots.ts";
 
 /** Every configured agent, contestants first, in configuration order. */
 export function boutAgents(project: Project): AgentEntry[] {

@@ -48,13 +48,13 @@ import {
 import { assembleCells, type Owner, type TreeResult } from "./cells.ts";
 import { REPOSITORY } from "./install.ts";
 import { type GroupResult, type PreparedTree, prepareTree, runPrepared } from "./sessions.ts";
-import { Slots } from "./slots.ts";
+import { settleAll, Slots } from "../slots.ts";
 import { applySourceChanges, hasCandidate } from "./trees.ts";
-import type { StageOptions } from "../stage.ts";
+import { sessionInputs, type StageOptions } from "../stage.ts";
 
 export { type BoutAttempt, boutAttempts } from "./bout.ts";
 export { REPOSITORY } from "./install.ts";
-export { Slots } from "./slots.ts";
+export { Slots } from "../slots.ts";
 
 /** The directory of `.bugbout/` that holds one matrix per task. */
 export const MATRICES_DIR = "matrices";
@@ -103,12 +103,7 @@ export function matrixInputsKey(
     agents: boutAgents(project).map((a) => [a.name, a.role]),
     attempts: attemptsFingerprint(attempts),
     runSuite: c.judge.runSuite,
-    reruns: c.tasks.reruns,
-    env: env.key,
-    pytestArgs: c.project.pytestArgs,
-    testEnv: c.project.env,
-    testTimeout: c.run.testTimeout,
-    testMemory: c.run.testMemory,
+    ...sessionInputs(project, env),
   });
 }
 
@@ -316,9 +311,6 @@ export async function examineAll(
       options.onProgress?.({ event: "done", task: task.id, matrix });
     });
   };
-  const settled = await Promise.allSettled(chosen.map(one));
-  if (signal?.aborted) throw new InterruptedError();
-  const failure = settled.find((s) => s.status === "rejected");
-  if (failure) throw (failure as PromiseRejectedResult).reason;
+  await settleAll(chosen.map(one), signal);
   return chosen.flatMap((t) => (found.has(t.id) ? [found.get(t.id)!] : []));
 }

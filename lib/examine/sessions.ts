@@ -26,7 +26,7 @@ import {
   suiteGroup,
   type TestGroup,
 } from "./install.ts";
-import type { Slots } from "./slots.ts";
+import type { Slots } from "../slots.ts";
 
 /** How pytest sessions run. */
 export interface SessionSettings {

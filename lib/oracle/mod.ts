@@ -35,7 +35,8 @@ import {
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { groundTruth, summarise } from "./ground_truth.ts";
-import type { StageOptions } from "../stage.ts";
+import { settleAll, Slots } from "../slots.ts";
+import { sessionInputs, type StageOptions } from "../stage.ts";
 
 export { countOutcomes, failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
 
@@ -57,7 +58,6 @@ export type OracleOptions = StageOptions<OracleProgress>;
 
 /** The inputs that decide a task's oracle; a saved oracle with the same key is reused. */
 export function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {
-  const c = project.config;
   return inputsKey({
     rules: ORACLE_RULES,
     commit: task.commit,
@@ -65,33 +65,8 @@ export function oracleInputsKey(project: Project, task: Task, env: TestEnv): str
     testFiles: task.testFiles,
     supportFiles: task.supportFiles ?? [],
     pythonPath: task.pythonPath,
-    env: env.key,
-    pytestArgs: c.project.pytestArgs,
-    testEnv: c.project.env,
-    reruns: c.tasks.reruns,
-    testTimeout: c.run.testTimeout,
-    testMemory: c.run.testMemory,
+    ...sessionInputs(project, env),
   });
-}
-
-/** A counting semaphore: at most `size` holders at a time. */
-class Slots {
-  #free: number;
-  #waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.#free = Math.max(1, size);
-  }
-  async use<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
 }
 
 /** Read `oracles.json`, or an empty file when there is none yet. */
@@ -142,11 +117,8 @@ export async function computeOracles(
       options.onProgress?.({ event: "done", task: task.id, oracle });
     });
   };
-  const settled = await Promise.allSettled(chosen.map(one));
-  await saving;
-  if (signal?.aborted) throw new InterruptedError();
-  const failure = settled.find((s) => s.status === "rejected");
-  if (failure) throw (failure as PromiseRejectedResult).reason;
+  // Each task waits for its own save, so everything finished is on disk when this returns.
+  await settleAll(chosen.map(one), signal);
   return file;
 }
 

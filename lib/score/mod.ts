@@ -21,7 +21,7 @@ import type { z } from "zod";
 import { InterruptedError } from "../errors.ts";
 import { boutAttempts, sweepWorkDirs } from "../examine/bout.ts";
 import { readMatrix } from "../examine/mod.ts";
-import { Slots } from "../examine/slots.ts";
+import { settleAll, Slots } from "../slots.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import { testEnvFor } from "../python/env.ts";
@@ -131,10 +131,7 @@ export async function scoreAll(
       options.onProgress?.({ event: "done", task: task.id, resolution });
     });
   };
-  const settled = await Promise.allSettled(chosen.map(one));
-  await saving;
-  if (signal?.aborted) throw new InterruptedError();
-  const failure = settled.find((s) => s.status === "rejected");
-  if (failure) throw (failure as PromiseRejectedResult).reason;
+  // Each task waits for its own save, so everything finished is on disk when this returns.
+  await settleAll(chosen.map(one), signal);
   return file;
 }

@@ -23,7 +23,7 @@ import {
 import { patchedFiles } from "../examine/patched.ts";
 import { runGroups, type SessionSettings } from "../examine/sessions.ts";
 import { suiteGroup } from "../examine/install.ts";
-import { Slots } from "../examine/slots.ts";
+import { Slots } from "../slots.ts";
 import { applySourceChanges, hasCandidate } from "../examine/trees.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
@@ -37,6 +37,7 @@ import type { Sandbox } from "../sandbox/types.ts";
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { reviewPatch } from "./flags.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
+import { sessionInputs } from "../stage.ts";
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
 const SCORE_RULES = 1;
@@ -77,7 +78,6 @@ export function resolutionInputsKey(
   inputs: ScoreInputs,
   env: TestEnv,
 ): string {
-  const c = project.config;
   return inputsKey({
     rules: SCORE_RULES,
     task: [task.id, task.commit, task.parent, task.packageDir, task.pythonPath],
@@ -91,13 +91,8 @@ export function resolutionInputsKey(
     matrix: inputs.matrix?.inputsKey ?? null,
     pick: inputs.verdict?.pick ?? null,
     attempts: attemptsFingerprint(inputs.attempts),
-    tests: c.project.tests,
-    reruns: c.tasks.reruns,
-    env: env.key,
-    pytestArgs: c.project.pytestArgs,
-    testEnv: c.project.env,
-    testTimeout: c.run.testTimeout,
-    testMemory: c.run.testMemory,
+    tests: project.config.project.tests,
+    ...sessionInputs(project, env),
   });
 }
 

@@ -6,7 +6,7 @@ import { changedTests, testOfNode } from "../../lib/examine/changed_tests.ts";
 import { authorGroup, REPOSITORY, suiteGroup } from "../../lib/examine/install.ts";
 import { applyPatch, type FileState, patchedFiles } from "../../lib/examine/patched.ts";
 import { type GroupResult, runGroups, type SessionSettings } from "../../lib/examine/sessions.ts";
-import { Slots } from "../../lib/examine/slots.ts";
+import { Slots } from "../../lib/slots.ts";
 import { DEFAULT_RULES } from "../../lib/mine/pytest_rules.ts";
 import { ensureTestEnv } from "../../lib/python/env.ts";
 import type { Outcome } from "../../lib/records.ts";
