@@ -22,7 +22,8 @@
 
 import { isAbsolute, join } from "node:path";
 import { BugboutError } from "../errors.ts";
-import { run, which } from "../proc.ts";
+import { which } from "../proc.ts";
+import { runConfined } from "./_run.ts";
 import type { ProcResult } from "../proc.ts";
 import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
 import { depth, isWithin, mustResolve, resolveIfExists } from "./_paths.ts";
@@ -336,16 +337,8 @@ export class BubblewrapSandbox implements Sandbox {
     c: Confinement,
     extraEnv: Record<string, string>,
   ): Promise<ProcResult> {
-    return await run([this.#bwrap, ...args], {
-      clearEnv: true,
+    return await runConfined([this.#bwrap, ...args], c, {
       env: { ...c.env, ...extraEnv, HOME: plan.home, TMPDIR: "/tmp" },
-      stdin: c.stdin,
-      timeoutMs: c.timeoutMs,
-      signal: c.signal,
-      maxOutputBytes: c.maxOutputBytes,
-      stdoutLog: c.stdoutLog,
-      stderrLog: c.stderrLog,
-      okCodes: "any",
     });
   }
 }

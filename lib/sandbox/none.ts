@@ -8,8 +8,8 @@
  * @module
  */
 
-import { run } from "../proc.ts";
 import type { ProcResult } from "../proc.ts";
+import { runConfined } from "./_run.ts";
 import { withMemoryCap } from "./bwrap.ts";
 import type { Confinement, Sandbox } from "./types.ts";
 
@@ -31,17 +31,9 @@ export class UnconfinedSandbox implements Sandbox {
   /** Run `argv` in `workdir`; never throws for the command's own exit code. */
   async run(argv: string[], c: Confinement): Promise<ProcResult> {
     const command = c.memoryMb !== undefined ? withMemoryCap(argv, c.memoryMb) : argv;
-    return await run(command, {
+    return await runConfined(command, c, {
       cwd: c.workdir,
-      clearEnv: true,
       env: c.home ? { ...c.env, HOME: c.home } : c.env,
-      stdin: c.stdin,
-      timeoutMs: c.timeoutMs,
-      signal: c.signal,
-      maxOutputBytes: c.maxOutputBytes,
-      stdoutLog: c.stdoutLog,
-      stderrLog: c.stderrLog,
-      okCodes: "any",
       ownGroup: true,
     });
   }

@@ -15,7 +15,7 @@
  */
 
 import { dirname, join } from "node:path";
-import { run } from "../proc.ts";
+import { runConfined } from "./_run.ts";
 import type { ProcResult } from "../proc.ts";
 import { mustResolve, outermost, resolveIfExists } from "./_paths.ts";
 import { withMemoryCap } from "./bwrap.ts";
@@ -177,17 +177,9 @@ export class SeatbeltSandbox implements Sandbox {
       }
       const profile = seatbeltProfile({ workdir, writable, readable, deny, tmpdir, home, ports });
       const command = c.memoryMb !== undefined ? withMemoryCap(argv, c.memoryMb) : argv;
-      return await run([this.#exec, "-p", profile, "--", ...command], {
+      return await runConfined([this.#exec, "-p", profile, "--", ...command], c, {
         cwd: workdir,
-        clearEnv: true,
         env,
-        stdin: c.stdin,
-        timeoutMs: c.timeoutMs,
-        signal: c.signal,
-        maxOutputBytes: c.maxOutputBytes,
-        stdoutLog: c.stdoutLog,
-        stderrLog: c.stderrLog,
-        okCodes: "any",
         ownGroup: true,
       });
     } finally {
