@@ -171,6 +171,20 @@ export async function runAttempt(
     await saveAttempt(project.results, attempt, patches);
     return attempt;
   };
+  // bugbout's own failure, not the agent's: saved as such so `--retry-failed` runs it again.
+  const infraError = (
+    error: string,
+    after?: { code: number; timedOut: boolean; stdout: string; stderr: string },
+  ) =>
+    finish({
+      ...base,
+      status: "infra-error",
+      durationMs: Math.round(performance.now() - started),
+      exitCode: after && !after.timedOut ? after.code : null,
+      error,
+      logTail: after ? tail(`${after.stderr}\n${after.stdout}`) : "",
+      files: [],
+    });
   try {
     for (const dir of [dirs.log, dirs.state, dirs.home, dirs.input]) {
       await Deno.mkdir(dir, { recursive: true });
@@ -213,15 +227,7 @@ export async function runAttempt(
       for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
     } catch (error) {
       if (signal?.aborted) throw new InterruptedError();
-      return await finish({
-        ...base,
-        status: "infra-error",
-        durationMs: Math.round(performance.now() - started),
-        exitCode: null,
-        error: `Could not prepare the attempt: ${describeError(error)}`,
-        logTail: "",
-        files: [],
-      });
+      return await infraError(`Could not prepare the attempt: ${describeError(error)}`);
     }
     // The test environment's bin comes first inside, so `python3` means the same thing here.
     const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
@@ -230,15 +236,7 @@ export async function runAttempt(
     try {
       readable = [...readable, ...await toolchainPaths(invocation.argv[0], { path: hostPath })];
     } catch (error) {
-      return await finish({
-        ...base,
-        status: "infra-error",
-        durationMs: Math.round(performance.now() - started),
-        exitCode: null,
-        error: describeError(error),
-        logTail: "",
-        files: [],
-      });
+      return await infraError(describeError(error));
     }
     const inside: Record<string, string> = {
       PATH: [dirname(env.python), dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(
@@ -274,15 +272,7 @@ export async function runAttempt(
       });
     } catch (error) {
       if (signal?.aborted) throw new InterruptedError();
-      return await finish({
-        ...base,
-        status: "infra-error",
-        durationMs: Math.round(performance.now() - started),
-        exitCode: null,
-        error: `The sandbox could not run the agent: ${describeError(error)}`,
-        logTail: "",
-        files: [],
-      });
+      return await infraError(`The sandbox could not run the agent: ${describeError(error)}`);
     }
     if (signal?.aborted) throw new InterruptedError();
     await keepPlainFiles(dirs.log);
@@ -293,15 +283,10 @@ export async function runAttempt(
         testsDir: config.project.tests,
       });
     } catch (error) {
-      return await finish({
-        ...base,
-        status: "infra-error",
-        durationMs: Math.round(performance.now() - started),
-        exitCode: result.timedOut ? null : result.code,
-        error: `Could not read what the agent changed: ${describeError(error)}`,
-        logTail: tail(`${result.stderr}\n${result.stdout}`),
-        files: [],
-      });
+      return await infraError(
+        `Could not read what the agent changed: ${describeError(error)}`,
+        result,
+      );
     }
     // Examiners fix nothing: their edits outside the tests are discarded.
     const files = context.role === "contestant"
