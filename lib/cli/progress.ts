@@ -8,13 +8,10 @@
 import type { BoutEvent } from "../bout.ts";
 import type { Io } from "./io.ts";
 import { palette } from "./io.ts";
+import { duration } from "../report/_format.ts";
 
 function stamp(): string {
   return new Date().toISOString().slice(11, 19);
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
 }
 
 /** A progress printer; call `stop()` when the bout ends. */
@@ -32,7 +29,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
     if (!io.interactive || !io.errRaw) return;
     clear();
     const rows = [...lanes.values()].map((l) =>
-      `  ${p.accent("▸")} ${l.agent} on ${l.task}  ${p.dim(seconds(Date.now() - l.at))}`
+      `  ${p.accent("▸")} ${l.agent} on ${l.task}  ${p.dim(duration(Date.now() - l.at))}`
     );
     for (const row of rows) io.err(row);
     drawn = rows.length;
@@ -54,7 +51,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
             timer = undefined;
           }
           line(
-            `${p.bold(event.stage.padEnd(8))} ${event.summary} ${p.dim(`(${seconds(event.ms)})`)}`,
+            `${p.bold(event.stage.padEnd(8))} ${event.summary} ${p.dim(`(${duration(event.ms)})`)}`,
           );
           break;
         case "race": {
@@ -72,7 +69,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
               ? e.status
               : p.warn(e.status);
             line(
-              `race     ${e.agent} on ${e.task}: ${mark} ${p.dim(`(${seconds(e.durationMs)})`)}`,
+              `race     ${e.agent} on ${e.task}: ${mark} ${p.dim(`(${duration(e.durationMs)})`)}`,
             );
           }
           break;
