@@ -23,7 +23,7 @@ import { pytestArgv } from "../lib/python/pytest.ts";
 import { openSandbox } from "../lib/sandbox/mod.ts";
 import type { Task } from "../lib/records.ts";
 import { makeProject, makeTask } from "../tests/oracle/_fixture.ts";
-import { RepoBuilder } from "../tests/fixtures/repo.ts";
+import { RepoBuilder } from "../lib/demo/repo.ts";
 import { ENVS_DIR } from "../tests/python/_shared.ts";
 
 const { values } = parseArgs({

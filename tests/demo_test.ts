@@ -1,7 +1,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { resolutionsFileSchema } from "../lib/records.ts";
-import { runBugbout, tempDir } from "./helpers.ts";
+import { runBugbout, tempDir } from "./_helpers.ts";
 
 Deno.test("bugbout demo runs a whole bout whose printed numbers match the files it wrote", async () => {
   await using dir = await tempDir("bugbout-demo-");

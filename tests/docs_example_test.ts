@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { demoPlaybook } from "../lib/demo/agents.ts";
 import { writePlaybookAgent } from "../lib/demo/playbook_agent.ts";
 import { buildDemo } from "./fixtures/projects.ts";
-import { startFakeGithub } from "./fixtures/github_server.ts";
-import { ROOT, tempDir } from "./helpers.ts";
+import { startFakeGithub } from "../lib/demo/github.ts";
+import { ROOT, tempDir } from "./_helpers.ts";
 
 Deno.test("docs/examples/custom_agent.ts races an agent written in code and prints the report", async () => {
   await using dir = await tempDir("bugbout-example-");

@@ -4,9 +4,9 @@ import { demoPlaybook } from "../lib/demo/agents.ts";
 import { writePlaybookAgent } from "../lib/demo/playbook_agent.ts";
 import { reportSchema } from "../lib/report/mod.ts";
 import { resolutionsFileSchema } from "../lib/records.ts";
-import { startFakeGithub } from "./fixtures/github_server.ts";
+import { startFakeGithub } from "../lib/demo/github.ts";
 import { buildDemo } from "./fixtures/projects.ts";
-import { ROOT, runBugbout, tempDir } from "./helpers.ts";
+import { ROOT, runBugbout, tempDir } from "./_helpers.ts";
 
 function agentTable(name: string, script: string) {
   return `[[contestants]]\nagent = "command"\nname = "${name}"\nquota = "${name}"\n` +

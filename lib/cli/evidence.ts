@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { EvidenceRole } from "../evidence_roles.ts";
+import type { EvidenceRole } from "../testbed/roles.ts";
 import { checkEvidence, type EvidenceCheck, type EvidenceReport } from "../evidence/mod.ts";
 import type { Outcome } from "../records.ts";
 import { type Palette, palette } from "./io.ts";

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { FixtureFix, GithubRecord } from "../../tests/fixtures/projects.ts";
+import type { FixtureFix, GithubRecord } from "./fixture.ts";
 import type { Playbook, PlaybookEntry, PlaybookStep } from "./playbook_agent.ts";
 
 /** The demo agents, in the order they race. */

@@ -6,8 +6,8 @@
  */
 
 import { join } from "node:path";
-import { startFakeGithub } from "../../tests/fixtures/github_server.ts";
-import { buildDemo } from "../../tests/fixtures/projects.ts";
+import { startFakeGithub } from "./github.ts";
+import { buildDemo } from "./project.ts";
 import { Bout, type BoutEvent } from "../bout.ts";
 import type { Report } from "../report/mod.ts";
 import { DEMO_AGENTS, demoPlaybook } from "./agents.ts";

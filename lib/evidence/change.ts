@@ -11,7 +11,7 @@
  */
 
 import { join } from "node:path";
-import { type FileChange, readState } from "../examine/patched.ts";
+import { type FileChange, readState } from "../testbed/patched.ts";
 import { capturePatch, takeSnapshot } from "../race/patch.ts";
 
 /** One changed path and which part of the change it belongs to. */

@@ -24,14 +24,14 @@ import {
   evidenceRole,
   inadequateClosure,
   replayClass,
-} from "../evidence_roles.ts";
-import { authorModules } from "../examine/authors.ts";
-import { treeRules } from "../examine/bout.ts";
-import { lookupOutcome, rowIds } from "../examine/cells.ts";
-import { authorGroup, installInPlace } from "../examine/install.ts";
-import type { FileChange, FileState } from "../examine/patched.ts";
-import { runGroups, type SessionSettings } from "../examine/sessions.ts";
-import { Slots } from "../slots.ts";
+} from "../testbed/roles.ts";
+import { authorModules } from "../testbed/authors.ts";
+import { treeRules } from "../testbed/context.ts";
+import { lookupOutcome, rowIds } from "../testbed/cells.ts";
+import { authorGroup, installInPlace } from "../testbed/install.ts";
+import type { FileChange, FileState } from "../testbed/patched.ts";
+import { runGroups, type SessionSettings } from "../testbed/sessions.ts";
+import { Slots } from "../testbed/slots.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
 import { detectLayout } from "../layout.ts";

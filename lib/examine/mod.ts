@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { cachedTree, checkout, listFiles, removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
-import { isTestModule } from "../mine/pytest_rules.ts";
+import { isTestModule } from "../python/pytest_rules.ts";
 import { summarise } from "../oracle/ground_truth.ts";
 import type { Project } from "../project.ts";
 import { type TestEnv, testEnvFor } from "../python/env.ts";
@@ -44,17 +44,22 @@ import {
   taskPathRules,
   taskWorkDir,
   treeRules,
-} from "./bout.ts";
-import { assembleCells, type Owner, type TreeResult } from "./cells.ts";
-import { REPOSITORY } from "./install.ts";
-import { type GroupResult, type PreparedTree, prepareTree, runPrepared } from "./sessions.ts";
-import { settleAll, Slots } from "../slots.ts";
-import { applySourceChanges, hasCandidate } from "./trees.ts";
-import { sessionInputs, type StageOptions } from "../stage.ts";
+} from "../testbed/context.ts";
+import { assembleCells, type Owner, type TreeResult } from "../testbed/cells.ts";
+import { REPOSITORY } from "../testbed/install.ts";
+import {
+  type GroupResult,
+  type PreparedTree,
+  prepareTree,
+  runPrepared,
+} from "../testbed/sessions.ts";
+import { settleAll, Slots } from "../testbed/slots.ts";
+import { applySourceChanges, hasCandidate } from "../testbed/trees.ts";
+import { sessionInputs, type StageOptions } from "../testbed/stage.ts";
 
-export { type BoutAttempt, boutAttempts } from "./bout.ts";
-export { REPOSITORY } from "./install.ts";
-export { Slots } from "../slots.ts";
+export { type BoutAttempt, boutAttempts } from "../testbed/context.ts";
+export { REPOSITORY } from "../testbed/install.ts";
+export { Slots } from "../testbed/slots.ts";
 
 /** The directory of `.bugbout/` that holds one matrix per task. */
 export const MATRICES_DIR = "matrices";

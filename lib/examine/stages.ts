@@ -10,7 +10,7 @@
 
 import type { Project } from "../project.ts";
 import type { Matrix, OraclesFile, Resolution, Task, Verdict } from "../records.ts";
-import type { StageOptions } from "../stage.ts";
+import type { StageOptions } from "../testbed/stage.ts";
 import {
   judgeAll as judgeMatrices,
   readResolutions as readResolutionsFile,

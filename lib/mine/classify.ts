@@ -9,7 +9,7 @@
 
 import type { Change } from "./history.ts";
 import { inPackage, pythonPathFor } from "./package.ts";
-import { isTestModule, type PytestRules } from "./pytest_rules.ts";
+import { isTestModule, type PytestRules } from "../python/pytest_rules.ts";
 import { primaryReference, type Reference } from "./refs.ts";
 import { changeReadsLikeFix, changeText } from "./titles.ts";
 

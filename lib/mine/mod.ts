@@ -47,7 +47,12 @@ export {
   TASKS_FILE,
 } from "./mine.ts";
 export { inPackage, PackageTracker, pythonPathFor } from "./package.ts";
-export { DEFAULT_RULES, isTestModule, type PytestRules, pytestRules } from "./pytest_rules.ts";
+export {
+  DEFAULT_RULES,
+  isTestModule,
+  type PytestRules,
+  pytestRules,
+} from "../python/pytest_rules.ts";
 export { addedTestFunctions, testFunctions } from "./python_tests.ts";
 export { findReferences, primaryReference, type Reference } from "./refs.ts";
 export { type ChangeText, changeText, readsLikeFix } from "./titles.ts";

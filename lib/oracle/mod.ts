@@ -35,8 +35,8 @@ import {
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { groundTruth, summarise } from "./ground_truth.ts";
-import { settleAll, Slots } from "../slots.ts";
-import { sessionInputs, type StageOptions } from "../stage.ts";
+import { settleAll, Slots } from "../testbed/slots.ts";
+import { sessionInputs, type StageOptions } from "../testbed/stage.ts";
 
 export { countOutcomes, failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { agentEvidence } from "../evidence_roles.ts";
+import { agentEvidence } from "../testbed/roles.ts";
 import type { Matrix, Outcome } from "../records.ts";
 import { separation, type SeparationSample } from "./stats.ts";
 import type { EvidenceRow, SeparationRow } from "./types.ts";

@@ -6,7 +6,7 @@
  */
 
 import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
-import type { EvidenceRole } from "../evidence_roles.ts";
+import type { EvidenceRole } from "../testbed/roles.ts";
 import { formatP } from "./stats.ts";
 import type { Report, SectionId } from "./types.ts";
 

@@ -11,16 +11,16 @@
 
 import { join } from "node:path";
 import { checkout } from "../checkout.ts";
-import { evidenceTest, inadequateClosure } from "../evidence_roles.ts";
-import type { AuthorTests } from "../examine/authors.ts";
-import { lookupOutcome } from "../examine/cells.ts";
+import { evidenceTest, inadequateClosure } from "../testbed/roles.ts";
+import type { AuthorTests } from "../testbed/authors.ts";
+import { lookupOutcome } from "../testbed/cells.ts";
 import {
   type GroupResult,
   type OnSession,
   prepareTree,
   runPrepared,
   type SessionSettings,
-} from "../examine/sessions.ts";
+} from "../testbed/sessions.ts";
 import type { Project } from "../project.ts";
 import type { Matrix, Outcome, Resolution, Task } from "../records.ts";
 

@@ -19,10 +19,10 @@
 
 import { parse as parseToml } from "smol-toml";
 import { canonicalJson } from "../hash.ts";
-import { parseIni } from "../mine/pytest_rules.ts";
-import { classifyPath, type PathRules } from "../race/classify.ts";
+import { parseIni } from "../python/pytest_rules.ts";
+import { classifyPath, type PathRules } from "../testbed/paths.ts";
 import type { PatchFile } from "../records.ts";
-import { type FileChange, stateText } from "../examine/patched.ts";
+import { type FileChange, stateText } from "../testbed/patched.ts";
 
 /** A file of a patch that scoring does not apply, and why. */
 export interface IgnoredFile {

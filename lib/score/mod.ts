@@ -19,9 +19,9 @@
 
 import type { z } from "zod";
 import { InterruptedError } from "../errors.ts";
-import { boutAttempts, sweepWorkDirs } from "../examine/bout.ts";
+import { boutAttempts, sweepWorkDirs } from "../testbed/context.ts";
 import { readMatrix } from "../examine/mod.ts";
-import { settleAll, Slots } from "../slots.ts";
+import { settleAll, Slots } from "../testbed/slots.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import { testEnvFor } from "../python/env.ts";
@@ -34,8 +34,8 @@ import {
 } from "../records.ts";
 import { openSandbox } from "../sandbox/mod.ts";
 import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
-import { readVerdicts } from "./verdicts.ts";
-import type { StageOptions } from "../stage.ts";
+import { readVerdicts } from "../judge/mod.ts";
+import type { StageOptions } from "../testbed/stage.ts";
 
 export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
@@ -47,7 +47,7 @@ export {
   readVerdicts,
   VERDICTS_FILE,
   type VerdictsFile,
-} from "./verdicts.ts";
+} from "../judge/mod.ts";
 
 export {
   INFRA_REASON,

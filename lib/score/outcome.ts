@@ -10,7 +10,7 @@
  * @module
  */
 
-import { lookupOutcome } from "../examine/cells.ts";
+import { lookupOutcome } from "../testbed/cells.ts";
 import type { Oracle, Outcome, Resolution, ResolutionOutcome } from "../records.ts";
 
 /** One patch scored against the hidden tests, without flags. */

@@ -19,25 +19,25 @@ import {
   taskPathRules,
   taskWorkDir,
   treeRules,
-} from "../examine/bout.ts";
-import { patchedFiles } from "../examine/patched.ts";
-import { runGroups, type SessionSettings } from "../examine/sessions.ts";
-import { suiteGroup } from "../examine/install.ts";
-import { Slots } from "../slots.ts";
-import { applySourceChanges, hasCandidate } from "../examine/trees.ts";
+} from "../testbed/context.ts";
+import { patchedFiles } from "../testbed/patched.ts";
+import { runGroups, type SessionSettings } from "../testbed/sessions.ts";
+import { suiteGroup } from "../testbed/install.ts";
+import { Slots } from "../testbed/slots.ts";
+import { applySourceChanges, hasCandidate } from "../testbed/trees.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import { summarise } from "../oracle/ground_truth.ts";
 import type { PytestRun } from "../python/classify.ts";
 import type { Project } from "../project.ts";
 import type { TestEnv } from "../python/env.ts";
-import { classifyPath } from "../race/classify.ts";
+import { classifyPath } from "../testbed/paths.ts";
 import type { Matrix, Oracle, Resolution, RunSummary, Task, Verdict } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { reviewPatch } from "./flags.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
-import { sessionInputs } from "../stage.ts";
+import { sessionInputs } from "../testbed/stage.ts";
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
 const SCORE_RULES = 1;

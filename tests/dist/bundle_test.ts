@@ -1,7 +1,7 @@
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { explainCompileFailure } from "../../scripts/compile.ts";
-import { ROOT, tempDir } from "../helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 
 async function deno(args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {

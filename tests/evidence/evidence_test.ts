@@ -4,7 +4,7 @@ import { checkEvidence, defaultTestGlobs, matchesGlobs } from "../../lib/evidenc
 import { git } from "../../lib/git.ts";
 import { ensureTestEnv } from "../../lib/python/env.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";
-import { runBugbout } from "../helpers.ts";
+import { runBugbout } from "../_helpers.ts";
 import { ENVS_DIR, sandbox, tempDir } from "../python/_shared.ts";
 
 /** A clone of the demo project checked out at the chunk fix's parent, and the fix. */

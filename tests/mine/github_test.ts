@@ -4,7 +4,7 @@ import { githubAccess } from "../../lib/mine/access.ts";
 import { GithubClient, githubToken, graphqlUrl, webUrl } from "../../lib/mine/github.ts";
 import { mineTasks } from "../../lib/mine/mine.ts";
 import { buildBugshop, buildDemo, type GithubRecord } from "../fixtures/projects.ts";
-import { type FakeGithubOptions, startFakeGithub } from "../fixtures/github_server.ts";
+import { type FakeGithubOptions, startFakeGithub } from "../../lib/demo/github.ts";
 import { miningSetup, NO_TOKENS } from "./_setup.ts";
 
 const CLOSED_PORT = "http://127.0.0.1:1";

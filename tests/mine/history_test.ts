@@ -6,8 +6,8 @@ import {
   parseNameStatus,
   unquotePath,
 } from "../../lib/mine/history.ts";
-import { DEFAULT_RULES } from "../../lib/mine/pytest_rules.ts";
-import { RepoBuilder } from "../fixtures/repo.ts";
+import { DEFAULT_RULES } from "../../lib/python/pytest_rules.ts";
+import { RepoBuilder } from "../../lib/demo/repo.ts";
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

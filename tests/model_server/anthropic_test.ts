@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { anthropicBody, get, post } from "./_test_utils.ts";
+import { anthropicBody, get, post } from "./_helpers.ts";
 import { anthropicUsage } from "./anthropic_wire.ts";
 import { startModelServer } from "./server.ts";
 import { parseSse, sseJson } from "./sse.ts";

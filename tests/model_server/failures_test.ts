@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert, rejects } from "node:assert/strict";
-import { anthropicBody, geminiBody, miniBody, post, responsesBody } from "./_test_utils.ts";
+import { anthropicBody, geminiBody, miniBody, post, responsesBody } from "./_helpers.ts";
 import { GEMINI_DAILY_QUOTA_ID, OPENAI_QUOTA_MESSAGE } from "./failures.ts";
 import { startModelServer } from "./server.ts";
 import { sseJson } from "./sse.ts";

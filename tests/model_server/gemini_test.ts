@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { geminiBody, get, post } from "./_test_utils.ts";
+import { geminiBody, get, post } from "./_helpers.ts";
 import { geminiUsage } from "./gemini_wire.ts";
 import { startModelServer } from "./server.ts";
 import { sseJson } from "./sse.ts";

@@ -7,7 +7,7 @@ import {
   opencodeBody,
   post,
   responsesBody,
-} from "./_test_utils.ts";
+} from "./_helpers.ts";
 import { chatUsage, responsesUsage } from "./openai_wire.ts";
 import { startModelServer } from "./server.ts";
 import { sseJson } from "./sse.ts";

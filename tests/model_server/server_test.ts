@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { get, miniBody, post, responsesBody } from "./_test_utils.ts";
+import { get, miniBody, post, responsesBody } from "./_helpers.ts";
 import { startModelServer } from "./server.ts";
 import { sseJson } from "./sse.ts";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { InterruptedError } from "../../lib/errors.ts";
 import { computeOracles, type OracleProgress, readOracles } from "../../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
-import { RepoBuilder } from "../fixtures/repo.ts";
+import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 

@@ -9,7 +9,7 @@
 
 import { join } from "node:path";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "../../lib/python/env.ts";
-import { RepoBuilder } from "../fixtures/repo.ts";
+import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, testCache, writeFiles } from "./_shared.ts";
 
 /** The project's packaging file at HEAD. */

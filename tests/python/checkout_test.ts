@@ -8,7 +8,7 @@ import {
   listFiles,
 } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
-import { RepoBuilder } from "../fixtures/repo.ts";
+import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { tempDir } from "./_shared.ts";
 
 async function twoCommits(dir: string) {

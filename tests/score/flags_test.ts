@@ -1,5 +1,5 @@
 import { deepEqual, equal, notEqual } from "node:assert/strict";
-import type { FileChange, FileState } from "../../lib/examine/patched.ts";
+import type { FileChange, FileState } from "../../lib/testbed/patched.ts";
 import type { Outcome, PatchFile } from "../../lib/records.ts";
 import { pytestSection, reviewPatch, scoreRun } from "../../lib/score/mod.ts";
 

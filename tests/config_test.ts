@@ -1,0 +1,175 @@
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { guessVendor, parseConfig } from "../lib/config.ts";
+import { ConfigError } from "../lib/errors.ts";
+
+async function withRepo(fn: (dir: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "bugbout-config-" });
+  try {
+    await Deno.mkdir(join(dir, "src", "pkg"), { recursive: true });
+    await Deno.writeTextFile(join(dir, "src", "pkg", "__init__.py"), "");
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const minimal = `[project]\nsource = "src/pkg"\n`;
+
+Deno.test("parseConfig fills every default of the reference", async () => {
+  await withRepo(async (dir) => {
+    const config = await parseConfig(minimal, join(dir, "bugbout.toml"));
+    equal(config.project.tests, "tests");
+    equal(config.project.repository, dir);
+    equal(config.project.githubApi, "https://api.github.com");
+    equal(config.project.python, undefined);
+    deepEqual(config.project.testDependencies, ["pytest"]);
+    deepEqual(config.project.pytestArgs, []);
+    equal(config.project.installProject, true);
+    equal(config.tasks.limit, 20);
+    equal(config.tasks.maxSourceFiles, 2);
+    equal(config.tasks.reruns, 2);
+    equal(config.run.sandbox, "auto");
+    equal(config.run.timeout, 1800);
+    deepEqual(config.run.quotas, {});
+    ok(config.run.jobs >= 1);
+    equal(config.judge.policy, "majority");
+    equal(config.judge.runSuite, true);
+    deepEqual(config.contestants, []);
+  });
+});
+
+Deno.test("parseConfig names contestants, guesses vendors and defaults quotas", async () => {
+  await withRepo(async (dir) => {
+    const config = await parseConfig(
+      minimal + `
+[[contestants]]
+agent = "codex"
+model = "gpt-5.1-codex"
+reasoning-effort = "high"
+
+[[contestants]]
+agent = "claude-code"
+
+[[contestants]]
+agent = "mini-swe-agent"
+model = "ollama/qwen3-coder:30b"
+quota = "local"
+
+[[examiners]]
+agent = "gemini-cli"
+assignment = "specify"
+`,
+      join(dir, "bugbout.toml"),
+    );
+    deepEqual(config.contestants.map((c) => [c.name, c.vendor, c.quota]), [
+      ["codex/gpt-5.1-codex", "openai", "codex"],
+      ["claude-code", "anthropic", "claude-code"],
+      ["mini-swe-agent/ollama/qwen3-coder:30b", "alibaba", "local"],
+    ]);
+    deepEqual(config.contestants[0].options, { "reasoning-effort": "high" });
+    equal(config.examiners[0].assignment, "specify");
+    equal(config.examiners[0].vendor, "google");
+  });
+});
+
+Deno.test("guessVendor reads model names", () => {
+  const table: [string | undefined, string][] = [
+    ["gpt-5.1", "openai"],
+    ["o4-mini", "openai"],
+    ["gpt-5.1-codex-max", "openai"],
+    ["sonnet", "anthropic"],
+    ["claude-opus-4-1", "anthropic"],
+    ["gemini-2.5-pro", "google"],
+    ["qwen3-coder-plus", "alibaba"],
+    ["openai/gpt-4o", "openai"],
+    ["ollama/llama3.1", "meta"],
+    ["deepseek-chat", "deepseek"],
+    ["mystery-model", "unknown"],
+    [undefined, "unknown"],
+  ];
+  for (const [model, vendor] of table) equal(guessVendor(model), vendor, String(model));
+});
+
+/** One kind of bad input per row: the file text and a pattern its message must match. */
+const BAD: [string, string, RegExp][] = [
+  ["TOML syntax error", `[project]\nsource = src/pkg\n`, /bugbout\.toml:2:\d+: invalid TOML/],
+  ["missing source", `[project]\ntests = "tests"\n`, /\[project\] source is missing/],
+  [
+    "source that does not exist",
+    `[project]\nsource = "src/nope"\n`,
+    /expected the package directory .*src\/nope to exist/,
+  ],
+  [
+    "unknown key with suggestion",
+    minimal + `[run]\ntimout = 10\n`,
+    /unknown key "timout" in \[run\]; did you mean "timeout"\?/,
+  ],
+  [
+    "unknown table",
+    minimal + `[jduge]\npolicy = "strict"\n`,
+    /unknown key "jduge" in the top level; did you mean "judge"\?/,
+  ],
+  [
+    "wrong type",
+    minimal + `[run]\ntimeout = "30m"\n`,
+    /\[run\] timeout: expected a number, found the string "30m"/,
+  ],
+  [
+    "wrong enum",
+    minimal + `[judge]\npolicy = "vibes"\n`,
+    /\[judge\] policy: expected one of "majority", "unanimous", "strict", "cross-vendor", found the string "vibes"/,
+  ],
+  [
+    "unknown agent type",
+    minimal + `[[contestants]]\nagent = "codx"\n`,
+    /unknown agent type "codx"; did you mean "codex"\?/,
+  ],
+  [
+    "duplicate names",
+    minimal + `[[contestants]]\nagent = "codex"\n[[contestants]]\nagent = "codex"\n`,
+    /two agents are named "codex"/,
+  ],
+  [
+    "unknown adapter option",
+    minimal + `[[contestants]]\nagent = "codex"\nreasoning_effort = "high"\n`,
+    /\(codex\): unknown key "reasoning_effort"; did you mean "reasoning-effort"\?/,
+  ],
+  [
+    "mini without model",
+    minimal + `[[contestants]]\nagent = "mini-swe-agent"\n`,
+    /needs a "model"/,
+  ],
+  [
+    "command without name",
+    minimal + `[[contestants]]\nagent = "command"\ncommand = ["x"]\n`,
+    /needs a "name"/,
+  ],
+  [
+    "command without command",
+    minimal + `[[contestants]]\nagent = "command"\nname = "x"\n`,
+    /is missing the required key "command"/,
+  ],
+  [
+    "bad examiner assignment",
+    minimal + `[[examiners]]\nagent = "codex"\nassignment = "fix"\n`,
+    /assignment: expected one of "reproduce", "specify"/,
+  ],
+  ["tests at the root", minimal + `tests = "."\n`, /\[project\] tests: must name a directory/],
+  ["reruns below two", minimal + `[tasks]\nreruns = 1\n`, /reruns: must be at least 2/],
+  ["bad date", minimal + `[tasks]\nsince = "yesterday"\n`, /since: must be a date/],
+];
+
+for (const [name, text, pattern] of BAD) {
+  Deno.test(`parseConfig explains a bad file: ${name}`, async () => {
+    await withRepo(async (dir) => {
+      try {
+        await parseConfig(text, join(dir, "bugbout.toml"));
+        throw new Error("expected a ConfigError");
+      } catch (e) {
+        ok(e instanceof ConfigError, `${name}: ${e}`);
+        match((e as Error).message, pattern);
+      }
+    });
+  });
+}
