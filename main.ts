@@ -111,8 +111,8 @@ export {
   type RunStatus,
   type RunSummary,
 } from "./lib/records.ts";
-export type { TestEnv } from "./lib/python/env.ts";
-export type { TestPython } from "./lib/python/pytest.ts";
+export type { TestEnv } from "./lib/python/mod.ts";
+export type { TestPython } from "./lib/python/mod.ts";
 export type { ValidationIssue, Validator } from "./lib/validator.ts";
 
 import { runCli } from "./lib/cli/main.ts";

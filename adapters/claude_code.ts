@@ -17,8 +17,9 @@ import type {
   CodingAgent,
   Invocation,
   RunOutput,
+  Session,
+  TokenUsage,
 } from "./agent.ts";
-import type { Session, TokenUsage } from "./agent.ts";
 import {
   AgentBase,
   compactUsage,

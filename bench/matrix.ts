@@ -16,15 +16,21 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { checkout, removeTree } from "../lib/checkout.ts";
-import { boutAttempts, examineTask } from "../lib/examine/mod.ts";
-import { boutAuthors, treeRules } from "../lib/testbed/context.ts";
-import { lookupOutcome } from "../lib/testbed/cells.ts";
-import { prepareTree, runGroups, type SessionSettings } from "../lib/testbed/sessions.ts";
-import { Slots } from "../lib/testbed/slots.ts";
-import { applySourceChanges, hasCandidate } from "../lib/testbed/trees.ts";
-import { cachedTree } from "../lib/checkout.ts";
+import { cachedTree, checkout, removeTree } from "../lib/checkout.ts";
+import { examineTask } from "../lib/examine/mod.ts";
+import { readAttempts } from "../lib/race/mod.ts";
 import type { Matrix, Outcome } from "../lib/records.ts";
+import {
+  applySourceChanges,
+  hasCandidate,
+  lookupOutcome,
+  prepareTree,
+  runGroups,
+  type SessionSettings,
+  Slots,
+  taskAuthors,
+  treeRules,
+} from "../lib/testbed/mod.ts";
 import type { Confinement, Sandbox } from "../lib/sandbox/types.ts";
 import { buildBout, saveAll, SCRIPTS } from "../tests/examine/_bout.ts";
 
@@ -56,7 +62,7 @@ try {
   const bout = await buildBout(root, { scripts, settings: `\n[judge]\nrun-suite = true\n` });
   await saveAll(bout, scripts);
   const { project, task, env } = bout;
-  const attempts = await boutAttempts(project, task.id);
+  const attempts = await readAttempts(project, task.id);
 
   const ours: { ms: number; sessions: number; matrix: Matrix }[] = [];
   const perCell: { ms: number; sessions: number; agree: number; cells: number }[] = [];
@@ -66,6 +72,7 @@ try {
     const matrix = await examineTask(project, task, attempts, {
       sandbox: counting,
       env,
+      work: join(root, `ours-${round}`),
       slots: new Slots(JOBS),
     });
     ours.push({ ms: performance.now() - started, sessions: counting.sessions, matrix });
@@ -75,7 +82,7 @@ try {
     const work = join(root, `cells-${round}`);
     try {
       const base = await cachedTree(project.repository, task.parent, { home: project.home });
-      const authors = await boutAuthors(project, attempts, {
+      const authors = await taskAuthors(project, attempts, {
         base,
         python: env.python,
         rules: await treeRules(base),

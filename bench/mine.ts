@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gitRun } from "../lib/git.ts";
-import { mineTasks } from "../lib/mine/mine.ts";
+import { mineAll } from "../lib/mine/mine.ts";
 import { Project } from "../lib/project.ts";
 import { buildLargeHistory } from "../tests/fixtures/history.ts";
 
@@ -63,7 +63,7 @@ try {
     });
     bare.push(performance.now() - started);
     started = performance.now();
-    const result = await mineTasks(project, { refresh: true, env });
+    const result = await mineAll(project, { refresh: true, env });
     mined.push(performance.now() - started);
     tasks = result.file.tasks.length;
     if (result.file.examined !== history.commits) {

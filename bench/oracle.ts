@@ -1,7 +1,7 @@
 /**
  * Ground truth against the same pytest commands run by hand.
  *
- * bugbout: `computeOracles()` on a generated repository (checkouts, sandboxed runs, JUnit XML
+ * bugbout: `oracleAll()` on a generated repository (checkouts, sandboxed runs, JUnit XML
  * reading, the oracle file written after every task), tasks in parallel up to `[run] jobs`.
  * By hand: the very same pytest command lines, in the same environment, on the same modules,
  * the same number of times, one after another with `Deno.Command`, on trees prepared beforehand
@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { checkout, installFiles } from "../lib/checkout.ts";
-import { computeOracles } from "../lib/oracle/mod.ts";
+import { oracleAll } from "../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../lib/python/env.ts";
 import { PLUGIN_MODULE } from "../lib/python/_progress_plugin.ts";
 import { pytestArgv } from "../lib/python/pytest.ts";
@@ -134,7 +134,7 @@ try {
   const withBugbout = async () => {
     await Deno.remove(project.results.file("oracles.json")).catch(() => {});
     const started = performance.now();
-    const file = await computeOracles(project, tasks, { env, sandbox });
+    const file = (await oracleAll(project, tasks, { env, sandbox })).file;
     const ms = performance.now() - started;
     const scorable = Object.values(file.oracles).filter((o) => o.status === "scorable").length;
     if (scorable !== tasks.length) throw new Error(`only ${scorable} tasks scorable`);
@@ -160,7 +160,7 @@ try {
     }`,
   );
   console.log(
-    `bugbout computeOracles: median ${(b / 1000).toFixed(2)}s  ${
+    `bugbout oracleAll: median ${(b / 1000).toFixed(2)}s  ${
       ours.map((x) => (x / 1000).toFixed(2)).join(" ")
     }`,
   );

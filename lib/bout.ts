@@ -14,21 +14,21 @@
  */
 
 import { basename } from "node:path";
-import type { AdapterDefinition, CodingAgent } from "../adapters/agent.ts";
+import type { CodingAgent } from "../adapters/agent.ts";
 import type { AgentEntry, Config } from "./config.ts";
 import { BugboutError } from "./errors.ts";
-import { readMatrices } from "./examine/mod.ts";
-import { examineAll, judgeAll, readResolutions, readVerdicts, scoreAll } from "./examine/stages.ts";
-import { mineTasks, readTasks } from "./mine/mod.ts";
-import { computeOracles, readOracles } from "./oracle/mod.ts";
+import { examineAll, readMatrices } from "./examine/mod.ts";
+import { judgeAll, readVerdicts } from "./judge/mod.ts";
+import { mineAll, readTasks } from "./mine/mod.ts";
+import { oracleAll, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
-import { testEnvFor } from "./python/env.ts";
-import { race, type RaceProgress, racersFromConfig, type RaceSummary } from "./race/mod.ts";
-import { loadTaskAttempts } from "./race/attempts.ts";
-import type { Attempt, OraclesFile, Task, TasksFile } from "./records.ts";
+import { testEnvFor } from "./python/mod.ts";
+import { loadTaskAttempts, raceAll, type RaceProgress } from "./race/mod.ts";
+import type { Attempt, Task, TasksFile } from "./records.ts";
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
+import { readResolutions, scoreAll } from "./score/mod.ts";
 
 /** The stages of a bout, in order. */
 export const STAGES = ["mine", "oracle", "race", "examine", "judge", "score", "report"] as const;
@@ -75,14 +75,6 @@ function entryFor(
   role: "contestant" | "examiner",
   assignment?: "reproduce" | "specify",
 ): AgentEntry {
-  const adapter: AdapterDefinition = {
-    type: agent.type,
-    description: `${agent.type} (given in code)`,
-    executable: agent.executable,
-    // deno-lint-ignore no-explicit-any
-    options: { safeParse: (v: unknown) => ({ success: true, data: v }) } as any,
-    create: () => agent,
-  };
   return {
     type: agent.type,
     name: agent.name,
@@ -90,16 +82,10 @@ function entryFor(
     vendor: agent.vendor,
     quota: agent.quota,
     options: {},
-    adapter,
+    agent,
     role,
     assignment: role === "examiner" ? assignment ?? "reproduce" : undefined,
   };
-}
-
-function counts(values: string[]): string {
-  const map = new Map<string, number>();
-  for (const v of values) map.set(v, (map.get(v) ?? 0) + 1);
-  return [...map].map(([k, n]) => `${n} ${k}`).join(", ");
 }
 
 /** A bout over one project. */
@@ -162,57 +148,32 @@ export class Bout {
       return value;
     };
     const mined = await stage("mine", async () => {
-      const result = await mineTasks(project, { refresh: options.refresh, signal });
-      const f = result.file;
-      const excluded = Object.values(f.counts).reduce((a, b) => a + b, 0);
-      return [
-        result.file,
-        `${f.tasks.length} task(s) from ${f.examined} change(s); ${excluded} left out` +
-        (result.cached ? " (up to date)" : ""),
-      ];
+      const result = await mineAll(project, { refresh: options.refresh, signal });
+      return [result.file, result.summary];
     });
     if (mined.statementNote) emit({ kind: "note", text: mined.statementNote });
     const selected = this.#select(mined, options.tasks);
     const sandbox = await this.#sandboxFor();
     const env = await testEnvFor(project, signal);
-    const oracles = await stage("oracle", async () => {
-      const file = await computeOracles(project, selected, {
-        signal,
-        sandbox,
-        env,
-        only: options.tasks,
-      });
-      const statuses = selected.map((t) => file.oracles[t.id]?.status ?? "missing");
-      return [file, counts(statuses) || "no tasks"];
+    const shared = { signal, sandbox, env };
+    await stage("oracle", async () => {
+      const result = await oracleAll(project, selected, { ...shared, only: options.tasks });
+      return [result, result.summary];
     });
-    if (options.tasksOnly) return await this.#report(stage, mined, oracles);
+    if (options.tasksOnly) return await this.#report(stage, mined);
     if (!options.noRace) {
       await stage("race", async () => {
-        const summary: RaceSummary = await race(
-          project,
-          selected,
-          oracles,
-          racersFromConfig(project),
-          {
-            sandbox,
-            env,
-            signal,
-            retryFailed: options.retryFailed,
-            onProgress: (event) => emit({ kind: "race", event }),
-          },
-        );
-        for (const failure of summary.failures) emit({ kind: "note", text: failure });
-        return [
-          summary,
-          `${summary.ran} attempt(s) ran, ${summary.skipped} already done` +
-          (summary.ran
-            ? `: ${counts(Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k)))}`
-            : ""),
-        ];
+        const result = await raceAll(project, selected, {
+          ...shared,
+          retryFailed: options.retryFailed,
+          onProgress: (event) => emit({ kind: "race", event }),
+        });
+        for (const failure of result.failures) emit({ kind: "note", text: failure });
+        return [result, result.summary];
       });
     }
     await stage("examine", async () => {
-      const result = await examineAll(project, selected, oracles, { signal, sandbox, env });
+      const result = await examineAll(project, selected, shared);
       return [result, result.summary];
     });
     await stage("judge", async () => {
@@ -220,10 +181,10 @@ export class Bout {
       return [result, result.summary];
     });
     await stage("score", async () => {
-      const result = await scoreAll(project, selected, oracles, { signal, sandbox, env });
+      const result = await scoreAll(project, selected, shared);
       return [result, result.summary];
     });
-    return await this.#report(stage, mined, oracles);
+    return await this.#report(stage, mined);
   }
 
   #select(file: TasksFile, only?: string[]): Task[] {
@@ -243,10 +204,9 @@ export class Bout {
   async #report(
     stage: <T>(name: Stage, work: () => Promise<[T, string]>) => Promise<T>,
     tasks: TasksFile,
-    oracles: OraclesFile,
   ): Promise<Report> {
     return await stage("report", async () => {
-      const report = await this.#build(tasks, oracles);
+      const report = await this.#build(tasks);
       const results = this.project.results;
       await results.write("report.json", JSON.parse(renderJson(report)));
       await Deno.writeTextFile(results.file("report.md"), renderMarkdown(report));
@@ -257,21 +217,19 @@ export class Bout {
 
   /** Build the report from what `.bugbout/` holds now, running nothing. */
   async report(): Promise<Report> {
-    const tasks = await readTasks(this.project);
-    const oracles = await readOracles(this.project) ??
-      { version: 1, kind: "oracles", oracles: {} } as OraclesFile;
-    return await this.#build(tasks, oracles);
+    return await this.#build(await readTasks(this.project));
   }
 
-  async #build(tasks: TasksFile, oracles: OraclesFile): Promise<Report> {
+  async #build(tasks: TasksFile): Promise<Report> {
     const project = this.project;
+    const oracles = await readOracles(project);
     const ids = tasks.tasks.map((t) => t.id);
     const attempts: Attempt[] = [];
     for (const id of ids) attempts.push(...(await loadTaskAttempts(project.results, id)).values());
     const matrices = await readMatrices(project, ids);
-    const verdicts = await readVerdicts(project);
-    const resolutions = await readResolutions(project);
-    const agents = [...project.config.contestants, ...project.config.examiners].map((a) => ({
+    const verdicts = (await readVerdicts(project))?.verdicts ?? {};
+    const resolutions = (await readResolutions(project)).resolutions;
+    const agents = project.agents.map((a) => ({
       name: a.name,
       type: a.type,
       model: a.model,

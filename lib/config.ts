@@ -9,7 +9,7 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
-import type { AdapterDefinition, AgentSpec } from "../adapters/agent.ts";
+import type { AdapterDefinition, AgentSpec, CodingAgent } from "../adapters/agent.ts";
 import { builtinAdapters } from "../adapters/mod.ts";
 import { ConfigError } from "./errors.ts";
 import { explain, knownKeys } from "./config_explain.ts";
@@ -89,14 +89,26 @@ const fileSchema = z.strictObject({
 
 const COMMON_AGENT_KEYS = ["agent", "model", "name", "vendor", "quota"] as const;
 
-/** One contestant or examiner, validated, with its adapter. */
-export interface AgentEntry extends AgentSpec {
-  /** The adapter that makes the agent. */
-  adapter: AdapterDefinition;
-  /** `contestant` or `examiner`. */
-  role: "contestant" | "examiner";
-  /** For examiners: what kind of tests to write. */
-  assignment?: typeof ASSIGNMENTS[number];
+/**
+ * One contestant or examiner: from `bugbout.toml`, with the adapter that makes it, or given in
+ * code as a ready agent.
+ */
+export type AgentEntry =
+  & AgentSpec
+  & {
+    /** `contestant` or `examiner`. */
+    role: "contestant" | "examiner";
+    /** For examiners: what kind of tests to write. */
+    assignment?: typeof ASSIGNMENTS[number];
+  }
+  & (
+    | { /** The adapter that makes the agent. */ adapter: AdapterDefinition; agent?: undefined }
+    | { /** The agent itself, given in code. */ agent: CodingAgent; adapter?: undefined }
+  );
+
+/** The agent an entry stands for: made by its adapter, or the one given in code. */
+export function agentOf(entry: AgentEntry): CodingAgent {
+  return entry.agent ?? entry.adapter.create(entry);
 }
 
 /** A loaded, validated `bugbout.toml`. Keys are camelCase here. */

@@ -6,12 +6,12 @@
  */
 
 import { dirname, resolve } from "node:path";
-import type { Config } from "./config.ts";
+import { agentOf, type Config } from "./config.ts";
 import { describeError } from "./errors.ts";
 import { defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
 import { Project } from "./project.ts";
 import { which } from "./proc.ts";
-import { resolvePython, uvVersion } from "./python/discover.ts";
+import { resolvePython, uvVersion } from "./python/mod.ts";
 
 /** The result of one check. */
 export interface Check {
@@ -86,7 +86,8 @@ async function agentChecks(config: Config): Promise<Check[]> {
   const checks: Check[] = [];
   for (const entry of [...config.contestants, ...config.examiners]) {
     const options = entry.options as { executable?: string; command?: string[] };
-    const executable = options.executable ?? options.command?.[0] ?? entry.adapter.executable;
+    const executable = options.executable ?? options.command?.[0] ??
+      (entry.adapter ?? entry.agent).executable;
     const label = `${entry.role} ${entry.name}`;
     const path = executable ? await which(executable) : undefined;
     if (!path) {
@@ -96,13 +97,15 @@ async function agentChecks(config: Config): Promise<Check[]> {
         detail: executable.includes("/")
           ? `${executable} does not exist or is not executable`
           : `${executable || "(no executable)"} not found on PATH`,
-        fix: `Install ${entry.adapter.description}, or remove this entry from bugbout.toml.`,
+        fix: `Install ${
+          entry.adapter?.description ?? entry.type
+        }, or remove this entry from bugbout.toml.`,
       });
       continue;
     }
     let version: string | undefined;
     try {
-      version = await entry.adapter.create(entry).version?.();
+      version = await agentOf(entry).version?.();
     } catch {
       // an agent that cannot even say its version is still found; the race will tell more
     }

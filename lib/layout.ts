@@ -186,3 +186,9 @@ export async function detectLayout(repo: string): Promise<Layout> {
     : `no test imports any candidate; took the first`;
   return layout;
 }
+
+/** What goes on PYTHONPATH for a package at `dir`: its parent directory, or `.`. */
+export function pythonPathFor(dir: string): string {
+  const at = dir.lastIndexOf("/");
+  return at < 0 ? "." : dir.slice(0, at);
+}

@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { type Config, loadConfig, type LoadOptions } from "./config.ts";
+import { type AgentEntry, type Config, loadConfig, type LoadOptions } from "./config.ts";
 import { BugboutError, ConfigError } from "./errors.ts";
 import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
@@ -43,6 +43,11 @@ export class Project {
       await checkSourceAtHead(repository, config.project.source, config.file);
     }
     return new Project(config, repository, home);
+  }
+
+  /** Every configured agent, contestants first, in configuration order. */
+  get agents(): AgentEntry[] {
+    return [...this.config.contestants, ...this.config.examiners];
   }
 
   /** A directory inside `BUGBOUT_HOME` that belongs to this project. */

@@ -368,3 +368,21 @@ export const resolutionsFileSchema = z.object({
   kind: z.literal("resolutions"),
   resolutions: z.record(z.string(), resolutionSchema),
 });
+
+/** The patches of an attempt (beside its record in `attempts/<task>/`). */
+export interface AttemptPatches {
+  /** Source changes: what scoring applies. */
+  source: string;
+  /** Tests and test configuration: what cross-examination installs. */
+  tests: string;
+  /** Everything that changed. */
+  full: string;
+}
+
+/** One agent's saved attempt at a task, with its patches. */
+export interface BoutAttempt {
+  /** The attempt record. */
+  attempt: Attempt;
+  /** Its patches. */
+  patches: AttemptPatches;
+}

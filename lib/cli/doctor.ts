@@ -6,7 +6,7 @@
 
 import { type Check, doctor as runDoctor } from "../doctor.ts";
 import { probeSandbox } from "../sandbox/mod.ts";
-import { githubCheck } from "../mine/github_check.ts";
+import { githubCheck } from "../mine/mod.ts";
 import { palette } from "./io.ts";
 import type { CommandContext } from "./main.ts";
 

@@ -6,8 +6,7 @@
  */
 
 import type { BoutEvent } from "../bout.ts";
-import type { Io } from "./io.ts";
-import { palette } from "./io.ts";
+import { type Io, palette } from "./io.ts";
 import { duration } from "../report/_format.ts";
 
 function stamp(): string {

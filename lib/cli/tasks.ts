@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ExclusionReason } from "../mine/classify.ts";
-import { type MineResult, mineTasks } from "../mine/mine.ts";
+import type { ExclusionReason } from "../mine/mod.ts";
+import { mineAll, type MineResult } from "../mine/mod.ts";
 import { Project } from "../project.ts";
 import type { TasksFile } from "../records.ts";
 import { type Palette, palette } from "./io.ts";
@@ -102,7 +102,7 @@ export async function tasks({ flags, io, signal }: CommandContext): Promise<numb
     if (io.interactive && !flags.json) {
       io.err(p.dim(`Mining the history of ${project.repository}...`));
     }
-    result = await mineTasks(project, { refresh: flags.refresh === true, signal });
+    result = await mineAll(project, { refresh: flags.refresh === true, signal });
   }
   if (flags.json) {
     io.out(JSON.stringify(result.file, null, 2));

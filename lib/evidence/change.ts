@@ -11,8 +11,7 @@
  */
 
 import { join } from "node:path";
-import { type FileChange, readState } from "../testbed/patched.ts";
-import { capturePatch, takeSnapshot } from "../race/patch.ts";
+import { capturePatch, type FileChange, readState, takeSnapshot } from "../testbed/mod.ts";
 
 /** One changed path and which part of the change it belongs to. */
 export interface ChangedFile {

@@ -19,29 +19,34 @@ import { join, resolve } from "node:path";
 import { cachedTree, checkout, copyTree } from "../checkout.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { BugboutError } from "../errors.ts";
-import {
-  type EvidenceRole,
-  evidenceRole,
-  inadequateClosure,
-  replayClass,
-} from "../testbed/roles.ts";
-import { authorModules } from "../testbed/authors.ts";
-import { treeRules } from "../testbed/context.ts";
-import { lookupOutcome, rowIds } from "../testbed/cells.ts";
-import { authorGroup, installInPlace } from "../testbed/install.ts";
-import type { FileChange, FileState } from "../testbed/patched.ts";
-import { runGroups, type SessionSettings } from "../testbed/sessions.ts";
-import { Slots } from "../testbed/slots.ts";
+import { removeIfExists, statIfExists } from "../fs.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
-import { detectLayout } from "../layout.ts";
-import { pythonPathFor } from "../mine/package.ts";
-import { summarise } from "../oracle/ground_truth.ts";
-import { ensureTestEnv, type TestEnv } from "../python/env.ts";
+import { detectLayout, pythonPathFor } from "../layout.ts";
+import { ensureTestEnv, type TestEnv } from "../python/mod.ts";
 import type { Outcome, RunSummary } from "../records.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { defaultTestGlobs, workingChange } from "./change.ts";
+import {
+  authorGroup,
+  type AuthorModule,
+  authorModules,
+  type EvidenceRole,
+  evidenceRole,
+  type FileChange,
+  type FileState,
+  inadequateClosure,
+  installInPlace,
+  lookupOutcome,
+  replayClass,
+  rowIds,
+  runGroups,
+  RunLog,
+  type SessionSettings,
+  Slots,
+  treeRules,
+} from "../testbed/mod.ts";
+import { defaultTestGlobs, type WorkingChange, workingChange } from "./change.ts";
 
 export { defaultTestGlobs, globRegExp, matchesGlobs, workingChange } from "./change.ts";
 
@@ -137,9 +142,7 @@ interface Settings {
 
 async function settingsFor(root: string, options: EvidenceOptions): Promise<Settings> {
   const file = options.config ?? join(root, "bugbout.toml");
-  const present = options.config !== undefined ||
-    await Deno.stat(file).then((s) => s.isFile).catch(() => false);
-  if (present) {
+  if (options.config !== undefined || (await statIfExists(file))?.isFile) {
     const config = await loadConfig(resolve(file), { skipPathChecks: true });
     return { config, source: config.project.source, tests: config.project.tests, notes: [] };
   }
@@ -161,9 +164,17 @@ function after(states: ReadonlyMap<string, FileChange>, paths: readonly string[]
   return out;
 }
 
-/** Run the check on a working tree. Throws a {@linkcode BugboutError} when it cannot. */
-export async function checkEvidence(options: EvidenceOptions = {}): Promise<EvidenceReport> {
-  const { signal } = options;
+/** The repository, its settings and the revisions a check compares. */
+interface Subject {
+  root: string;
+  home: string;
+  settings: Settings;
+  base: { rev: string; commit: string };
+  against: { rev: string; commit: string } | null;
+}
+
+/** Phase 1: the repository around `options.dir`, its settings and the revisions named. */
+async function subjectOf(options: EvidenceOptions): Promise<Subject> {
   const dir = resolve(options.dir ?? ".");
   const root = await repositoryRoot(dir);
   if (!root) {
@@ -171,9 +182,6 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
       hint: "Run bugbout evidence in a git working tree with uncommitted changes.",
     });
   }
-  const home = options.home ?? bugboutHome();
-  const settings = await settingsFor(root, options);
-  const c = settings.config;
   const commitOf = async (rev: string) => {
     try {
       return await revParse(root, rev);
@@ -183,113 +191,190 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
       });
     }
   };
-  const base = { rev: options.base ?? "HEAD", commit: await commitOf(options.base ?? "HEAD") };
-  const against = options.against
-    ? { rev: options.against, commit: await commitOf(options.against) }
-    : null;
+  const base = options.base ?? "HEAD";
+  return {
+    root,
+    home: options.home ?? bugboutHome(),
+    settings: await settingsFor(root, options),
+    base: { rev: base, commit: await commitOf(base) },
+    against: options.against
+      ? { rev: options.against, commit: await commitOf(options.against) }
+      : null,
+  };
+}
+
+/** The test environment for a check: the project's, or one with pytest for a bare repository. */
+function environmentFor(subject: Subject, signal?: AbortSignal): Promise<TestEnv> {
+  const { settings } = subject;
+  const c = settings.config;
+  return ensureTestEnv({
+    home: subject.home,
+    repository: subject.root,
+    source: settings.source ?? ".",
+    python: c?.project.python,
+    interpreter: c?.project.interpreter,
+    testDependencies: c?.project.testDependencies ?? ["pytest"],
+    installProject: c ? c.project.installProject : settings.source !== undefined,
+    cwd: c?.root,
+    revision: subject.base.commit,
+    signal,
+  });
+}
+
+/** How the check's sessions run: the project's settings where there are some. */
+function sessionsFor(
+  subject: Subject,
+  sandbox: Sandbox,
+  env: TestEnv,
+  scratch: string,
+  signal?: AbortSignal,
+): SessionSettings {
+  const { settings } = subject;
+  const c = settings.config;
+  return {
+    sandbox,
+    env,
+    pythonPath: settings.source ? pythonPathFor(settings.source) : ".",
+    pytestArgs: c?.project.pytestArgs ?? [],
+    extraEnv: c?.project.env ?? {},
+    timeoutMs: (c?.run.testTimeout ?? 600) * 1000,
+    memoryMb: c?.run.testMemory ?? 4096,
+    deny: [subject.root, subject.home],
+    scratch: join(scratch, "runs"),
+    slots: new Slots(1),
+    signal,
+  };
+}
+
+/** Outcomes of the change's tests in each run on each side. */
+interface Replays {
+  onBase: Map<string, Outcome>[];
+  onChange: Map<string, Outcome>[];
+  onReference: Map<string, Outcome>[] | null;
+}
+
+/**
+ * Phase 3: the tests alone on B (`reruns` times), the whole change as it is (S, once, when it has
+ * a source part), and the tests alone on the reference fix (G, `reruns` times).
+ */
+async function replay(
+  subject: Subject,
+  change: WorkingChange,
+  modules: AuthorModule[],
+  run: { baseTree: string; scratch: string; session: SessionSettings; log: RunLog },
+  options: EvidenceOptions,
+): Promise<Replays> {
+  const { signal } = options;
+  const testPaths = change.files.filter((f) => f.part === "test")
+    .flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
+  const hasSource = change.files.some((f) => f.part === "source");
+  const group = authorGroup("change", modules, { mode: "as-is" });
+  const times = async (name: string, tree: string, n: number) => {
+    const outcomes: Map<string, Outcome>[] = [];
+    for (let i = 0; i < n; i++) {
+      options.onProgress?.(`Running the tests on ${name}...`);
+      const [result] = await runGroups(tree, [group], run.session, run.log.on(name));
+      outcomes.push(result.status === "infra-error" ? new Map() : result.outcomes);
+    }
+    return outcomes;
+  };
+  const tree = async (name: string, files: readonly string[]) => {
+    const dir = join(run.scratch, "trees", name);
+    await copyTree(run.baseTree, dir, signal);
+    await installInPlace(dir, after(change.states, files));
+    return dir;
+  };
+  const reruns = subject.settings.config?.tasks.reruns ?? 2;
+  const onBase = await times("base", await tree("B", testPaths), reruns);
+  const onChange = hasSource
+    ? await times("change", await tree("S", [...change.states.keys()]), 1)
+    : [onBase[0]];
+  let onReference: Map<string, Outcome>[] | null = null;
+  if (subject.against) {
+    const gDir = await checkout(
+      subject.root,
+      subject.against.commit,
+      join(run.scratch, "trees", "G"),
+      {
+        home: subject.home,
+        signal,
+      },
+    );
+    await installInPlace(gDir, after(change.states, testPaths));
+    onReference = await times("reference", gDir, reruns);
+  }
+  return { onBase, onChange, onReference };
+}
+
+/** Phase 4: each test's standing on every side, and its role with a reference fix. */
+function checksOf(replays: Replays): EvidenceCheck[] {
+  const { onBase, onChange, onReference } = replays;
+  return rowIds([...onBase, ...onChange, ...(onReference ?? [])]).map((id) => {
+    const b = onBase.map((o) => lookupOutcome(o, id));
+    const s = onChange.map((o) => lookupOutcome(o, id));
+    const g = onReference?.map((o) => lookupOutcome(o, id)) ?? null;
+    return {
+      test: id,
+      base: b,
+      change: s,
+      reference: g,
+      onBase: standing(b),
+      onChange: standing(s),
+      onReference: g ? standing(g) : null,
+      discriminating: standing(b) === "fails",
+      role: g ? evidenceRole({ B: b, G: g }) : null,
+    };
+  });
+}
+
+/** Run the check on a working tree. Throws a {@linkcode BugboutError} when it cannot. */
+export async function checkEvidence(options: EvidenceOptions = {}): Promise<EvidenceReport> {
+  const { signal } = options;
+  const subject = await subjectOf(options);
+  const { root, settings } = subject;
   const globs = options.tests?.length ? [...options.tests] : defaultTestGlobs(settings.tests);
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-evidence-" });
-  const runs: RunSummary[] = [];
+  const log = new RunLog();
   try {
-    const baseTree = await cachedTree(root, base.commit, { home, signal });
+    // Phase 2: the change, and the tests it adds or changes.
+    const baseTree = await cachedTree(root, subject.base.commit, { home: subject.home, signal });
     options.onProgress?.("Reading the change...");
     const change = await workingChange(root, baseTree, { globs, scratch });
     const testFiles = change.files.filter((f) => f.part === "test");
     const testPaths = testFiles.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
     const sourceFiles = change.files.filter((f) => f.part === "source").map((f) => f.path);
-    const env = options.env ?? await ensureTestEnv({
-      home,
-      repository: root,
-      source: settings.source ?? ".",
-      python: c?.project.python,
-      interpreter: c?.project.interpreter,
-      testDependencies: c?.project.testDependencies ?? ["pytest"],
-      installProject: c ? c.project.installProject : settings.source !== undefined,
-      cwd: c?.root,
-      revision: base.commit,
+    const env = options.env ?? await environmentFor(subject, signal);
+    const testStates = new Map([...change.states].filter(([p]) => testPaths.includes(p)));
+    const modules = await authorModules(testStates, {
+      python: env.python,
+      rules: await treeRules(baseTree),
       signal,
     });
-    const rules = await treeRules(baseTree);
-    const testStates = new Map([...change.states].filter(([p]) => testPaths.includes(p)));
-    const modules = await authorModules(testStates, { python: env.python, rules, signal });
     const report: EvidenceReport = {
       repository: root,
-      base,
-      against,
+      base: subject.base,
+      against: subject.against,
       globs,
       testFiles: testFiles.map((f) => f.path),
       sourceFiles,
       tests: [],
       discriminating: 0,
       inadequateClosure: null,
-      runs,
+      runs: log.runs,
       notes: settings.notes,
     };
     if (modules.length === 0) return report;
     const sandbox = options.sandbox ??
-      await openSandbox((c?.run.sandbox ?? "auto") as SandboxSetting);
-    const session: SessionSettings = {
-      sandbox,
-      env,
-      pythonPath: settings.source ? pythonPathFor(settings.source) : ".",
-      pytestArgs: c?.project.pytestArgs ?? [],
-      extraEnv: c?.project.env ?? {},
-      timeoutMs: (c?.run.testTimeout ?? 600) * 1000,
-      memoryMb: c?.run.testMemory ?? 4096,
-      deny: [root, home],
-      scratch: join(scratch, "runs"),
-      slots: new Slots(1),
-      signal,
-    };
-    const group = authorGroup("change", modules, { mode: "as-is" });
-    const replay = async (name: string, tree: string, times: number) => {
-      const outcomes: Map<string, Outcome>[] = [];
-      for (let i = 0; i < times; i++) {
-        options.onProgress?.(`Running the tests on ${name}...`);
-        const [result] = await runGroups(tree, [group], session, (run) => {
-          runs.push(summarise(name, i, run));
-        });
-        outcomes.push(result.status === "infra-error" ? new Map() : result.outcomes);
-      }
-      return outcomes;
-    };
-    const reruns = c?.tasks.reruns ?? 2;
-    const bDir = join(scratch, "trees", "B");
-    await copyTree(baseTree, bDir, signal);
-    await installInPlace(bDir, after(change.states, testPaths));
-    const onBase = await replay("base", bDir, reruns);
-    let onChange = [onBase[0]];
-    if (sourceFiles.length > 0) {
-      const sDir = join(scratch, "trees", "S");
-      await copyTree(baseTree, sDir, signal);
-      await installInPlace(sDir, after(change.states, [...change.states.keys()]));
-      onChange = await replay("change", sDir, 1);
-    }
-    let onReference: Map<string, Outcome>[] | null = null;
-    if (against) {
-      const gDir = await checkout(root, against.commit, join(scratch, "trees", "G"), {
-        home,
-        signal,
-      });
-      await installInPlace(gDir, after(change.states, testPaths));
-      onReference = await replay("reference", gDir, reruns);
-    }
-    for (const id of rowIds([...onBase, ...onChange, ...(onReference ?? [])])) {
-      const b = onBase.map((o) => lookupOutcome(o, id));
-      const s = onChange.map((o) => lookupOutcome(o, id));
-      const g = onReference?.map((o) => lookupOutcome(o, id)) ?? null;
-      report.tests.push({
-        test: id,
-        base: b,
-        change: s,
-        reference: g,
-        onBase: standing(b),
-        onChange: standing(s),
-        onReference: g ? standing(g) : null,
-        discriminating: standing(b) === "fails",
-        role: g ? evidenceRole({ B: b, G: g }) : null,
-      });
-    }
+      await openSandbox((settings.config?.run.sandbox ?? "auto") as SandboxSetting);
+    const session = sessionsFor(subject, sandbox, env, scratch, signal);
+    const replays = await replay(
+      subject,
+      change,
+      modules,
+      { baseTree, scratch, session, log },
+      options,
+    );
+    report.tests = checksOf(replays);
     report.discriminating = report.tests.filter((t) => t.discriminating).length;
     report.inadequateClosure = sourceFiles.length > 0
       ? inadequateClosure({
@@ -299,6 +384,6 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
       : null;
     return report;
   } finally {
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    await removeIfExists(scratch);
   }
 }

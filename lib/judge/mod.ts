@@ -1,7 +1,7 @@
 /**
- * The judge stage: `judge()` on every task's matrix, under the configured policy, written to
- * `.bugbout/verdicts.json`. The judge reads nothing but the matrix, so this runs before anything
- * looks at the hidden tests or the gold fix.
+ * The judge stage: the pure judge (`judge/` at the top of the tree) on every task's matrix, under
+ * the configured policy, written to `.bugbout/verdicts.json`. The judge reads nothing but the
+ * matrix, so this runs before anything looks at the hidden tests or the gold fix.
  *
  * Requires `--allow-read` and `--allow-write` on the results directory.
  *
@@ -11,8 +11,16 @@
 import type { z } from "zod";
 import { type AgentInfo, judge } from "../../judge/mod.ts";
 import type { Policy } from "../config.ts";
+import { readMatrices } from "../examine/mod.ts";
 import type { Project } from "../project.ts";
-import { type Matrix, RESULTS_VERSION, type Verdict, verdictsFileSchema } from "../records.ts";
+import {
+  type Matrix,
+  RESULTS_VERSION,
+  type Task,
+  type Verdict,
+  verdictsFileSchema,
+} from "../records.ts";
+import { plural } from "../words.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const VERDICTS_FILE = "verdicts.json";
@@ -20,17 +28,21 @@ export const VERDICTS_FILE = "verdicts.json";
 /** `verdicts.json`. */
 export type VerdictsFile = z.infer<typeof verdictsFileSchema>;
 
+/** What the judge stage did. */
+export interface JudgeStage {
+  /** `verdicts.json` as written. */
+  file: VerdictsFile;
+  /** One line for a person. */
+  summary: string;
+}
+
 /** The agents of a project as the judge knows them (name, vendor, role). */
-export function judgeAgents(project: Project): AgentInfo[] {
-  return [...project.config.contestants, ...project.config.examiners].map((a) => ({
-    name: a.name,
-    vendor: a.vendor,
-    role: a.role,
-  }));
+function judgeAgents(project: Project): AgentInfo[] {
+  return project.agents.map((a) => ({ name: a.name, vendor: a.vendor, role: a.role }));
 }
 
 /** Judge every matrix. Pure. */
-export function judgeMatrices(
+function judgeMatrices(
   matrices: readonly Matrix[],
   context: { policy: Policy; agents: readonly AgentInfo[] },
 ): Record<string, Verdict> {
@@ -43,23 +55,30 @@ export function readVerdicts(project: Project): Promise<VerdictsFile | undefined
 }
 
 /**
- * Judge `matrices` under `[judge] policy` and write `verdicts.json`. Verdicts already saved for
- * other tasks are kept when they were made under the same policy. Returns the file written.
+ * Judge every one of `tasks` that has a matrix, under `[judge] policy`, and write
+ * `verdicts.json`. Verdicts already saved for other tasks are kept when they were made under the
+ * same policy.
  */
-export async function judgeAll(
-  project: Project,
-  matrices: readonly Matrix[],
-): Promise<VerdictsFile> {
+export async function judgeAll(project: Project, tasks: readonly Task[]): Promise<JudgeStage> {
+  const matrices = await readMatrices(project, tasks.map((t) => t.id));
   const policy = project.config.judge.policy;
   const saved = await readVerdicts(project);
   const kept = saved?.policy === policy ? saved.verdicts : {};
+  const fresh = judgeMatrices(matrices, { policy, agents: judgeAgents(project) });
   const file: VerdictsFile = {
     version: RESULTS_VERSION,
     kind: "verdicts",
     policy,
-    verdicts: { ...kept, ...judgeMatrices(matrices, { policy, agents: judgeAgents(project) }) },
+    verdicts: { ...kept, ...fresh },
   };
   await project.results.ensure();
   await project.results.write(VERDICTS_FILE, file);
-  return file;
+  const judged = Object.values(fresh);
+  const picks = judged.filter((v) => v.pick !== null).length;
+  return {
+    file,
+    summary: `${plural(judged.length, "task")} judged under ${policy}: ${plural(picks, "pick")}, ${
+      plural(judged.length - picks, "abstention")
+    }`,
+  };
 }

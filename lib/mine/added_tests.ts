@@ -11,7 +11,7 @@
 import { gitLines } from "../git.ts";
 import { unquotePath } from "./history.ts";
 import { testFunctions } from "./python_tests.ts";
-import { isTestModule, type PytestRules, testPathspecs } from "../python/pytest_rules.ts";
+import { isTestModule, type PytestRules, testPathspecs } from "../python/mod.ts";
 
 /** One file of a patch, rebuilt from whole-file context: its text before and after. */
 export interface FileSides {

@@ -8,8 +8,9 @@
  */
 
 import type { Change } from "./history.ts";
-import { inPackage, pythonPathFor } from "./package.ts";
-import { isTestModule, type PytestRules } from "../python/pytest_rules.ts";
+import { pythonPathFor } from "../layout.ts";
+import { inPackage } from "./package.ts";
+import { isTestModule, type PytestRules } from "../python/mod.ts";
 import { primaryReference, type Reference } from "./refs.ts";
 import { changeReadsLikeFix, changeText } from "./titles.ts";
 

@@ -8,7 +8,7 @@
  */
 
 import { gitRun } from "../git.ts";
-import { CONFIG_FILES, type PytestRules, pytestRules } from "../python/pytest_rules.ts";
+import { CONFIG_FILES, type PytestRules, pytestRules } from "../python/mod.ts";
 
 /** The text of each of `paths` at `rev`; absent paths (or non-files) are left out. */
 export async function readFilesAt(

@@ -47,7 +47,7 @@ export type MineProgress =
   | { stage: "tests"; candidates: number }
   | { stage: "statements"; done: number; total: number };
 
-/** Options for {@linkcode mineTasks}. */
+/** Options for {@linkcode mineAll}. */
 export interface MineOptions {
   /** Mine again even when tasks.json is up to date. Also skips cached GitHub responses. */
   refresh?: boolean;
@@ -61,7 +61,7 @@ export interface MineOptions {
   onProgress?: (event: MineProgress) => void;
 }
 
-/** What {@linkcode mineTasks} returns. */
+/** What {@linkcode mineAll} returns. */
 export interface MineResult {
   /** The contents of tasks.json. */
   file: TasksFile;
@@ -69,6 +69,8 @@ export interface MineResult {
   cached: boolean;
   /** Absolute path of tasks.json. */
   path: string;
+  /** One line for a person. */
+  summary: string;
 }
 
 /** The id of a task from its reference: `issue-12` or `pr-34`. */
@@ -134,11 +136,17 @@ function exclusion(candidate: Candidate, reason: ExclusionReason, detail?: strin
  * Mine the project's history into tasks, or return tasks.json when it is up to date. Nothing is
  * written when `signal` aborts: it throws {@linkcode InterruptedError} instead.
  */
-export async function mineTasks(project: Project, options: MineOptions = {}): Promise<MineResult> {
+export async function mineAll(project: Project, options: MineOptions = {}): Promise<MineResult> {
   try {
     const result = await mine(project, options);
     if (options.signal?.aborted) throw new InterruptedError();
-    return result;
+    const f = result.file;
+    const excluded = Object.values(f.counts).reduce((a, b) => a + b, 0);
+    return {
+      ...result,
+      summary: `${f.tasks.length} task(s) from ${f.examined} change(s); ${excluded} left out` +
+        (result.cached ? " (up to date)" : ""),
+    };
   } catch (error) {
     if (options.signal?.aborted && !(error instanceof InterruptedError)) {
       throw new InterruptedError();
@@ -147,7 +155,10 @@ export async function mineTasks(project: Project, options: MineOptions = {}): Pr
   }
 }
 
-async function mine(project: Project, options: MineOptions): Promise<MineResult> {
+async function mine(
+  project: Project,
+  options: MineOptions,
+): Promise<Omit<MineResult, "summary">> {
   const repo = project.repository;
   const config = project.config;
   const branch = await defaultBranch(repo);

@@ -16,12 +16,6 @@ export function inPackage(path: string, dir: string): boolean {
   return path === `${dir}.py` || path.startsWith(`${dir}/`);
 }
 
-/** What goes on PYTHONPATH for a package at `dir`: its parent directory, or `.`. */
-export function pythonPathFor(dir: string): string {
-  const at = dir.lastIndexOf("/");
-  return at < 0 ? "." : dir.slice(0, at);
-}
-
 function dirname(path: string): string {
   const at = path.lastIndexOf("/");
   return at < 0 ? "" : path.slice(0, at);

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { DEFAULT_RULES, matchesName, type PytestRules } from "../python/pytest_rules.ts";
+import { DEFAULT_RULES, matchesName, type PytestRules } from "../python/mod.ts";
 
 interface Node {
   kind: "def" | "class";

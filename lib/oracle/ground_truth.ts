@@ -8,9 +8,10 @@
  * @module
  */
 
-import type { PytestRun } from "../python/classify.ts";
-import type { RepeatedRuns } from "../python/repeats.ts";
-import type { Outcome, RunSummary } from "../records.ts";
+import type { RepeatedRuns } from "../python/mod.ts";
+import type { Outcome } from "../records.ts";
+import { countOutcomes } from "../testbed/mod.ts";
+import { plural } from "../words.ts";
 
 /** What the runs of one task say. */
 export interface GroundTruth {
@@ -35,33 +36,9 @@ export function failsOnB(outcome: Outcome | undefined): boolean {
     outcome === "not-run";
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-/** Tests per outcome, for run summaries and reasons. */
-export function countOutcomes(outcomes: Record<string, Outcome>): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const outcome of Object.values(outcomes)) counts[outcome] = (counts[outcome] ?? 0) + 1;
-  return counts;
-}
-
 function describeCounts(counts: Record<string, number>): string {
   const parts = Object.entries(counts).sort().map(([o, n]) => `${n} ${o}`);
   return parts.length ? parts.join(", ") : "no tests";
-}
-
-/** A run, summarised for `oracles.json`. */
-export function summarise(tree: string, index: number, run: PytestRun): RunSummary {
-  return {
-    tree,
-    index,
-    status: run.status,
-    exitCode: run.exitCode,
-    durationMs: run.durationMs,
-    counts: countOutcomes(run.outcomes),
-    ...(run.message ? { message: run.message } : {}),
-  };
 }
 
 /** Decide a task's ground truth from its runs on B and on G. */

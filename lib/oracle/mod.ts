@@ -8,37 +8,38 @@
  * run again (an infrastructure error is always retried). Independent tasks run in parallel, up
  * to `[run] jobs` pytest sessions at a time.
  *
- * Requires `--allow-run` (git, cp, uv, the sandbox), `--allow-read`, `--allow-write` (the
- * results directory, `BUGBOUT_HOME`) and `--allow-env`.
+ * Requires `--allow-run` (git, cp, uv, the sandbox), `--allow-read`, `--allow-write` (the results
+ * directory, `BUGBOUT_HOME`) and `--allow-env`.
  *
  * @module
  */
 
 import { join } from "node:path";
-import { checkout, installFiles, removeTree } from "../checkout.ts";
-import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
+import { checkout, installFiles } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
+import { statIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { type TestEnv, testEnvFor } from "../python/env.ts";
-import type { PytestRun } from "../python/classify.ts";
-import { runPytest } from "../python/pytest.ts";
-import { mergeRepeats } from "../python/repeats.ts";
+import { mergeRepeats, type PytestRun, runPytest, type TestEnv } from "../python/mod.ts";
 import {
   type Oracle,
   type OraclesFile,
   oraclesFileSchema,
   RESULTS_VERSION,
-  type RunSummary,
   type Task,
 } from "../records.ts";
-import { openSandbox } from "../sandbox/mod.ts";
-import type { Sandbox } from "../sandbox/types.ts";
-import { groundTruth, summarise } from "./ground_truth.ts";
-import { settleAll, Slots } from "../testbed/slots.ts";
-import { sessionInputs, type StageOptions } from "../testbed/stage.ts";
+import {
+  hiddenTestFiles,
+  RunLog,
+  runTaskStage,
+  sessionInputs,
+  type StageOptions,
+  type TaskContext,
+} from "../testbed/mod.ts";
+import { tally } from "../words.ts";
+import { groundTruth } from "./ground_truth.ts";
 
-export { countOutcomes, failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
+export { failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const ORACLES_FILE = "oracles.json";
@@ -46,18 +47,19 @@ export const ORACLES_FILE = "oracles.json";
 /** Bumped when the oracle's rules change, so saved results are recomputed. */
 const ORACLE_RULES = 1;
 
-/** What {@linkcode computeOracles} reports as it goes. */
-export type OracleProgress =
-  | { event: "cached"; task: string; oracle: Oracle }
-  | { event: "start"; task: string }
-  | { event: "run"; task: string; run: RunSummary }
-  | { event: "done"; task: string; oracle: Oracle };
+/** Options for {@linkcode oracleAll}. */
+export type OracleOptions = StageOptions<Oracle>;
 
-/** Options for {@linkcode computeOracles}. */
-export type OracleOptions = StageOptions<OracleProgress>;
+/** What the ground-truth stage did. */
+export interface OracleStage {
+  /** `oracles.json` as written (including tasks computed by earlier runs). */
+  file: OraclesFile;
+  /** One line for a person: the chosen tasks by status. */
+  summary: string;
+}
 
 /** The inputs that decide a task's oracle; a saved oracle with the same key is reused. */
-export function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {
+function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {
   return inputsKey({
     rules: ORACLE_RULES,
     commit: task.commit,
@@ -76,67 +78,47 @@ export async function readOracles(project: Project): Promise<OraclesFile> {
 }
 
 /**
- * Compute the ground truth of `tasks` and save it in `.bugbout/oracles.json` after each task.
- * Returns the whole file (including tasks computed by earlier runs).
+ * Compute the ground truth of `tasks` (or of `options.only` among them) and save it in
+ * `.bugbout/oracles.json` after each task.
  */
-export async function computeOracles(
+export async function oracleAll(
   project: Project,
   tasks: readonly Task[],
   options: OracleOptions = {},
-): Promise<OraclesFile> {
-  const { signal } = options;
+): Promise<OracleStage> {
   const file = await readOracles(project);
-  const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks];
-  if (chosen.length === 0) return file;
-  await project.results.ensure();
-  await sweepDead(project.cacheDir("oracle"), OWNED, removeTree);
-  const env = options.env ?? await testEnvFor(project, signal);
-  const sandbox = options.sandbox ?? await openSandbox(project.config.run.sandbox);
-  const jobs = project.config.run.jobs;
-  const runSlots = new Slots(jobs);
-  const taskSlots = new Slots(jobs);
-  let saving = Promise.resolve();
-  const save = (oracle: Oracle) => {
-    file.oracles[oracle.task] = oracle;
-    saving = saving.then(() => project.results.write(ORACLES_FILE, file));
-    return saving;
-  };
-
-  const one = async (task: Task) => {
-    const key = oracleInputsKey(project, task, env);
-    const saved = file.oracles[task.id];
-    if (saved && saved.inputsKey === key && saved.status !== "infra-error") {
-      options.onProgress?.({ event: "cached", task: task.id, oracle: saved });
-      return;
-    }
-    await taskSlots.use(async () => {
-      if (signal?.aborted) throw new InterruptedError();
-      options.onProgress?.({ event: "start", task: task.id });
-      const oracle = await oracleOf(project, task, key, { env, sandbox, runSlots, options });
-      await save(oracle);
-      options.onProgress?.({ event: "done", task: task.id, oracle });
-    });
-  };
-  // Each task waits for its own save, so everything finished is on disk when this returns.
-  await settleAll(chosen.map(one), signal);
-  return file;
-}
-
-interface Shared {
-  env: TestEnv;
-  sandbox: Sandbox;
-  runSlots: Slots;
-  options: OracleOptions;
+  await runTaskStage(project, tasks, {
+    name: "oracle",
+    inputs: () => Promise.resolve(undefined),
+    key: (task, _, env) => oracleInputsKey(project, task, env),
+    saved: (task) => file.oracles[task.id],
+    reusable: (saved) => saved.status !== "infra-error",
+    run: (task, _, context) => oracleOf(project, task, context),
+    save: (_, oracle) => {
+      file.oracles[oracle.task] = oracle;
+      return project.results.write(ORACLES_FILE, file);
+    },
+  }, options);
+  const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : tasks;
+  const statuses = chosen.map((t) => file.oracles[t.id]?.status ?? "missing");
+  return { file, summary: tally(statuses) || "no tasks" };
 }
 
 /** One task: build B and G, run each side `reruns` times (sides in parallel), decide. */
-async function oracleOf(project: Project, task: Task, key: string, s: Shared): Promise<Oracle> {
-  const { signal } = s.options;
-  const work = project.cacheDir(
-    "oracle",
-    `${task.id}${ownedSuffix()}`,
-  );
-  const runs: RunSummary[] = [];
+async function oracleOf(project: Project, task: Task, context: TaskContext): Promise<Oracle> {
+  const { signal, work } = context;
+  const log = new RunLog(context.onRun);
+  const blank = (status: Oracle["status"], reason: string): Oracle => ({
+    task: task.id,
+    inputsKey: context.key,
+    status,
+    reason,
+    failToPass: [],
+    passToPass: [],
+    unstable: [],
+    runs: log.sorted(),
+    durations: {},
+  });
   try {
     const [bTree, gTree] = await Promise.all([
       (async () => {
@@ -151,16 +133,16 @@ async function oracleOf(project: Project, task: Task, key: string, s: Shared): P
     ]);
     const targets = await existing(gTree, task.testFiles);
     if (targets.length === 0) {
-      return blank(task, key, "unscorable", "None of the fix's test files exists on G.", runs);
+      return blank("unscorable", "None of the fix's test files exists on G.");
     }
     const side = async (tree: string, name: "B" | "G") => {
       const done: PytestRun[] = [];
       for (let i = 0; i < project.config.tasks.reruns; i++) {
-        const run = await s.runSlots.use(() => {
+        const run = await context.slots.use(() => {
           if (signal?.aborted) throw new InterruptedError();
           return runPytest({
-            sandbox: s.sandbox,
-            env: s.env,
+            sandbox: context.sandbox,
+            env: context.env,
             tree,
             targets,
             pythonPath: [task.pythonPath],
@@ -173,9 +155,7 @@ async function oracleOf(project: Project, task: Task, key: string, s: Shared): P
             signal,
           });
         });
-        const summary = summarise(name, i, run);
-        runs.push(summary);
-        s.options.onProgress?.({ event: "run", task: task.id, run: summary });
+        log.on(name)(run);
         done.push(run);
       }
       return mergeRepeats(done);
@@ -187,60 +167,23 @@ async function oracleOf(project: Project, task: Task, key: string, s: Shared): P
     for (const [id, ms] of Object.entries(g.durations)) if (gTests.has(id)) durations[id] = ms;
     return {
       task: task.id,
-      inputsKey: key,
+      inputsKey: context.key,
       status: truth.status,
       ...(truth.reason ? { reason: truth.reason } : {}),
       failToPass: truth.failToPass,
       passToPass: truth.passToPass,
       unstable: truth.unstable,
-      runs: order(runs),
+      runs: log.sorted(),
       durations,
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
-    return blank(task, key, "infra-error", `Infrastructure error: ${describeError(error)}`, runs);
-  } finally {
-    await removeTree(work);
+    return blank("infra-error", `Infrastructure error: ${describeError(error)}`);
   }
-}
-
-function order(runs: RunSummary[]): RunSummary[] {
-  return [...runs].sort((a, b) => a.tree.localeCompare(b.tree) || a.index - b.index);
-}
-
-function blank(
-  task: Task,
-  key: string,
-  status: Oracle["status"],
-  reason: string,
-  runs: RunSummary[],
-): Oracle {
-  return {
-    task: task.id,
-    inputsKey: key,
-    status,
-    reason,
-    failToPass: [],
-    passToPass: [],
-    unstable: [],
-    runs: order(runs),
-    durations: {},
-  };
 }
 
 async function existing(tree: string, paths: readonly string[]): Promise<string[]> {
   const found: string[] = [];
-  for (const path of paths) {
-    try {
-      if ((await Deno.stat(join(tree, path))).isFile) found.push(path);
-    } catch {
-      // not in this tree
-    }
-  }
+  for (const path of paths) if ((await statIfExists(join(tree, path)))?.isFile) found.push(path);
   return found;
-}
-
-/** The fix's test files to put in place on B: the test modules and their support files. */
-export function hiddenTestFiles(task: Task): string[] {
-  return [...new Set([...task.testFiles, ...(task.supportFiles ?? [])])];
 }

@@ -13,13 +13,12 @@ import { git } from "../git.ts";
 import type { Project } from "../project.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { which } from "../proc.ts";
-import type { TestEnv } from "../python/env.ts";
-import type { Attempt, AttemptStatus, Task } from "../records.ts";
-import { RESULTS_VERSION } from "../records.ts";
+import type { TestEnv } from "../python/mod.ts";
+import { type Attempt, type AttemptStatus, RESULTS_VERSION, type Task } from "../records.ts";
 import { toolchainPaths, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { saveAttempt } from "./attempts.ts";
-import { capturePatch, takeSnapshot } from "./patch.ts";
+import { capturePatch, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
 
 /** Logs kept on disk per stream; the rest is drained and counted. */

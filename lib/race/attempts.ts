@@ -7,18 +7,8 @@
 
 import { join } from "node:path";
 import { slug } from "../hash.ts";
-import { type Attempt, attemptSchema } from "../records.ts";
+import { type Attempt, type AttemptPatches, attemptSchema } from "../records.ts";
 import { readJson, type ResultsDir, writeJsonAtomic, writeTextAtomic } from "../store.ts";
-
-/** The patches of an attempt. */
-export interface AttemptPatches {
-  /** Source changes: what scoring applies. */
-  source: string;
-  /** Tests and test configuration: what cross-examination installs. */
-  tests: string;
-  /** Everything that changed. */
-  full: string;
-}
 
 /** Paths of one attempt's files. */
 export function attemptPaths(results: ResultsDir, task: string, agent: string) {

@@ -7,16 +7,20 @@
  */
 
 import type { CodingAgent } from "../../adapters/agent.ts";
-import type { AgentEntry } from "../config.ts";
+import { type AgentEntry, agentOf } from "../config.ts";
 import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
+import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/env.ts";
-import type { AttemptStatus, OraclesFile, Task } from "../records.ts";
+import type { TestEnv } from "../python/mod.ts";
+import type { AttemptStatus, BoutAttempt, Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { loadAttempt, needsRun } from "./attempts.ts";
+import { tally } from "../words.ts";
+import { loadAttempt, loadPatches, loadTaskAttempts, needsRun } from "./attempts.ts";
 import { runAttempt, sweepAttempts } from "./attempt.ts";
 import { runLanes } from "./lanes.ts";
+
+export { loadTaskAttempts } from "./attempts.ts";
 
 /** Bumped when the prompt or the working copy changes in a way that makes old attempts stale. */
 const RACE_FORMAT = 1;
@@ -35,32 +39,59 @@ export type RaceProgress =
   | { kind: "end"; task: string; agent: string; status: AttemptStatus; durationMs: number }
   | { kind: "skip"; task: string; agent: string; status: AttemptStatus };
 
-/** Options of {@linkcode race}. */
+/** Options of {@linkcode raceAll}. */
 export interface RaceOptions {
+  /** The sandbox agents run in. */
   sandbox: Sandbox;
+  /** The test environment (its Python is the agents' `python`). */
   env: TestEnv;
+  /** The agents; by default the configured ones ({@linkcode racersFromConfig}). */
+  racers?: Racer[];
+  /** Stop: attempts in flight are killed and not saved, then it throws. */
   signal?: AbortSignal;
+  /** Run attempts that ended on a quota or an infrastructure error again. */
   retryFailed?: boolean;
+  /** Called as attempts start, end or are skipped. */
   onProgress?: (event: RaceProgress) => void;
 }
 
 /** What the race did. */
 export interface RaceSummary {
+  /** Attempts that ran. */
   ran: number;
+  /** Attempts already done. */
   skipped: number;
+  /** Attempts that ran, by how they ended. */
   byStatus: Record<string, number>;
   /** Attempts that could not even be attempted (a bug or an environment problem), with why. */
   failures: string[];
+  /** One line for a person. */
+  summary: string;
+}
+
+/**
+ * The saved attempts of configured agents at a task, in configuration order (attempts of agents no
+ * longer in `bugbout.toml` are left out), with their patches.
+ */
+export async function readAttempts(project: Project, task: string): Promise<BoutAttempt[]> {
+  const saved = await loadTaskAttempts(project.results, task);
+  const found: BoutAttempt[] = [];
+  for (const agent of project.agents) {
+    const attempt = saved.get(agent.name);
+    if (!attempt) continue;
+    found.push({ attempt, patches: await loadPatches(project.results, task, agent.name) });
+  }
+  return found;
 }
 
 /** Racers from the configuration. */
 export function racersFromConfig(project: Project): Racer[] {
   const make = (entry: AgentEntry): Racer => ({
-    agent: entry.adapter.create(entry),
+    agent: agentOf(entry),
     role: entry.role === "contestant" ? "contestant" : entry.assignment ?? "reproduce",
     settings: { type: entry.type, model: entry.model, options: entry.options, role: entry.role },
   });
-  return [...project.config.contestants, ...project.config.examiners].map(make);
+  return project.agents.map(make);
 }
 
 /** The inputs that make an attempt what it is: if any changes, it runs again. */
@@ -76,19 +107,19 @@ export function attemptKey(task: Task, racer: Racer): string {
   });
 }
 
-/** Race `racers` on `tasks` (only scorable ones are raced). */
-export async function race(
+/** Race the agents on `tasks` whose ground truth is scorable. */
+export async function raceAll(
   project: Project,
-  tasks: Task[],
-  oracles: OraclesFile,
-  racers: Racer[],
+  tasks: readonly Task[],
   options: RaceOptions,
 ): Promise<RaceSummary> {
-  const summary: RaceSummary = { ran: 0, skipped: 0, byStatus: {}, failures: [] };
+  const summary: RaceSummary = { ran: 0, skipped: 0, byStatus: {}, failures: [], summary: "" };
+  const oracles = (await readOracles(project)).oracles;
+  const racers = options.racers ?? racersFromConfig(project);
   await sweepAttempts(project);
   const jobs = [];
   for (const task of tasks) {
-    if (oracles.oracles[task.id]?.status !== "scorable") continue;
+    if (oracles[task.id]?.status !== "scorable") continue;
     for (const racer of racers) {
       const key = attemptKey(task, racer);
       const saved = await loadAttempt(project.results, task.id, racer.agent.name);
@@ -144,5 +175,8 @@ export async function race(
     }
   }
   if (options.signal?.aborted) throw new InterruptedError();
+  const statuses = Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k));
+  summary.summary = `${summary.ran} attempt(s) ran, ${summary.skipped} already done` +
+    (summary.ran ? `: ${tally(statuses)}` : "");
   return summary;
 }

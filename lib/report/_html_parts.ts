@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { ResolutionOutcome } from "../records.ts";
-import { RESOLUTION_OUTCOMES } from "../records.ts";
+import { RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
 import { OUTCOME_LABELS } from "./_format.ts";
 import { escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
 import type { TableData } from "./_table_data.ts";

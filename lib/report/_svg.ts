@@ -6,10 +6,9 @@
  * @module
  */
 
-import { OUTCOMES, RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
+import { type Outcome, OUTCOMES, RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
 import { expected, interval, NONE, OUTCOME_LABELS, pct, taskCell } from "./_format.ts";
 import { type MatrixView, OUTCOME_LETTERS, type Report } from "./types.ts";
-import type { Outcome } from "../records.ts";
 
 /** Escape text for HTML and SVG, in content and in quoted attributes. */
 export function escapeHtml(text: string): string {

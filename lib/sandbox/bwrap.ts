@@ -22,9 +22,8 @@
 
 import { isAbsolute, join } from "node:path";
 import { BugboutError } from "../errors.ts";
-import { which } from "../proc.ts";
+import { type ProcResult, which } from "../proc.ts";
 import { runConfined } from "./_run.ts";
-import type { ProcResult } from "../proc.ts";
 import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
 import { depth, isWithin, mustResolve, resolveIfExists } from "./_paths.ts";
 import { formatTarget, isLoopback, parseTarget, startProxy } from "./proxy.ts";

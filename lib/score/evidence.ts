@@ -2,7 +2,7 @@
  * Evidence roles (BSG-VA) of the tests agents wrote: each test is replayed on B (the matrix's B
  * repeats), on the agent's own candidate S (the matrix's column of its patch) and on the gold fix
  * G (run here, once per `[tasks] reruns`, after the judge has ruled). Its B and G outcomes give
- * its role (`evidence_roles.ts`); B and S give the attempt's evidence-inadequate closure.
+ * its role (`testbed/roles.ts`); B and S give the attempt's evidence-inadequate closure.
  *
  * `replayOnGold` requires what cross-examination requires; `evidenceOf` is pure.
  *
@@ -11,18 +11,19 @@
 
 import { join } from "node:path";
 import { checkout } from "../checkout.ts";
-import { evidenceTest, inadequateClosure } from "../testbed/roles.ts";
-import type { AuthorTests } from "../testbed/authors.ts";
-import { lookupOutcome } from "../testbed/cells.ts";
+import type { Project } from "../project.ts";
+import type { Matrix, Outcome, Resolution, Task } from "../records.ts";
 import {
+  type AuthorTests,
+  evidenceTest,
   type GroupResult,
+  inadequateClosure,
+  lookupOutcome,
   type OnSession,
   prepareTree,
   runPrepared,
   type SessionSettings,
-} from "../testbed/sessions.ts";
-import type { Project } from "../project.ts";
-import type { Matrix, Outcome, Resolution, Task } from "../records.ts";
+} from "../testbed/mod.ts";
 
 /** Every author's tests on G, once per rerun: one list of group results per run. */
 export type GoldRuns = GroupResult[][];

@@ -19,10 +19,9 @@
 
 import { parse as parseToml } from "smol-toml";
 import { canonicalJson } from "../hash.ts";
-import { parseIni } from "../python/pytest_rules.ts";
-import { classifyPath, type PathRules } from "../testbed/paths.ts";
+import { parseIni } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
-import { type FileChange, stateText } from "../testbed/patched.ts";
+import { classifyPath, type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
 
 /** A file of a patch that scoring does not apply, and why. */
 export interface IgnoredFile {

@@ -18,37 +18,19 @@
  */
 
 import type { z } from "zod";
-import { InterruptedError } from "../errors.ts";
-import { boutAttempts, sweepWorkDirs } from "../testbed/context.ts";
 import { readMatrix } from "../examine/mod.ts";
-import { settleAll, Slots } from "../testbed/slots.ts";
+import { readVerdicts } from "../judge/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import { testEnvFor } from "../python/env.ts";
-import {
-  type Resolution,
-  resolutionsFileSchema,
-  RESULTS_VERSION,
-  type RunSummary,
-  type Task,
-} from "../records.ts";
-import { openSandbox } from "../sandbox/mod.ts";
+import { readAttempts } from "../race/mod.ts";
+import { type Resolution, resolutionsFileSchema, RESULTS_VERSION, type Task } from "../records.ts";
+import { runTaskStage, type StageOptions } from "../testbed/mod.ts";
+import { plural } from "../words.ts";
 import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
-import { readVerdicts } from "../judge/mod.ts";
-import type { StageOptions } from "../testbed/stage.ts";
 
 export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
 export { evidenceOf, type GoldRuns, replayOnGold } from "./evidence.ts";
-export {
-  judgeAgents,
-  judgeAll,
-  judgeMatrices,
-  readVerdicts,
-  VERDICTS_FILE,
-  type VerdictsFile,
-} from "../judge/mod.ts";
-
 export {
   INFRA_REASON,
   resolutionInputsKey,
@@ -63,13 +45,6 @@ export const RESOLUTIONS_FILE = "resolutions.json";
 /** `resolutions.json`. */
 export type ResolutionsFile = z.infer<typeof resolutionsFileSchema>;
 
-/** What {@linkcode scoreAll} reports as it goes. */
-export type ScoreProgress =
-  | { event: "cached"; task: string; resolution: Resolution }
-  | { event: "start"; task: string }
-  | { event: "run"; task: string; run: RunSummary }
-  | { event: "done"; task: string; resolution: Resolution };
-
 /** Read `resolutions.json`, or an empty file when there is none yet. */
 export async function readResolutions(project: Project): Promise<ResolutionsFile> {
   const saved = await project.results.read(RESOLUTIONS_FILE, resolutionsFileSchema, "resolutions");
@@ -77,61 +52,57 @@ export async function readResolutions(project: Project): Promise<ResolutionsFile
 }
 
 /** Options for {@linkcode scoreAll}. */
-export type ScoreOptions = StageOptions<ScoreProgress>;
+export type ScoreOptions = StageOptions<Resolution>;
+
+/** What the score stage did. */
+export interface ScoreStage {
+  /** `resolutions.json` as written (including tasks scored by earlier runs). */
+  file: ResolutionsFile;
+  /** One line for a person. */
+  summary: string;
+}
 
 /**
- * Score `tasks` (those with a ground truth in `oracles.json`) and save `resolutions.json` after
- * each. Reads `verdicts.json` and the matrices. Returns the whole file.
+ * Score the ones among `tasks` that have a ground truth, reading the matrices, the verdicts and
+ * the attempts, and save `resolutions.json` after each task.
  */
 export async function scoreAll(
   project: Project,
   tasks: readonly Task[],
   options: ScoreOptions = {},
-): Promise<ResolutionsFile> {
-  const { signal } = options;
+): Promise<ScoreStage> {
   const file = await readResolutions(project);
-  const oracles = await readOracles(project);
+  const oracles = (await readOracles(project)).oracles;
   const verdicts = (await readVerdicts(project))?.verdicts ?? {};
-  const chosen = (options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks])
-    .filter((t) => oracles.oracles[t.id] !== undefined);
-  if (chosen.length === 0) return file;
-  await project.results.ensure();
-  await sweepWorkDirs(project.cacheDir("score"));
-  const env = options.env ?? await testEnvFor(project, signal);
-  const sandbox = options.sandbox ?? await openSandbox(project.config.run.sandbox);
-  const slots = new Slots(project.config.run.jobs);
-  const taskSlots = new Slots(project.config.run.jobs);
-  let saving = Promise.resolve();
-  const one = async (task: Task) => {
-    const inputs: ScoreInputs = {
-      oracle: oracles.oracles[task.id],
-      matrix: await readMatrix(project, task.id),
-      verdict: verdicts[task.id],
-      attempts: await boutAttempts(project, task.id),
-    };
-    const key = resolutionInputsKey(project, task, inputs, env);
-    const saved = file.resolutions[task.id];
-    if (saved?.inputsKey === key && !saved.reason?.startsWith(INFRA_REASON)) {
-      options.onProgress?.({ event: "cached", task: task.id, resolution: saved });
-      return;
-    }
-    await taskSlots.use(async () => {
-      if (signal?.aborted) throw new InterruptedError();
-      options.onProgress?.({ event: "start", task: task.id });
-      const resolution = await scoreTask(project, task, inputs, {
-        sandbox,
-        env,
-        slots,
-        signal,
-        onRun: (run) => options.onProgress?.({ event: "run", task: task.id, run }),
-      });
+  const stage = await runTaskStage<ScoreInputs, Resolution>(project, tasks, {
+    name: "score",
+    inputs: async (task) => {
+      const oracle = oracles[task.id];
+      if (!oracle) return "no ground truth";
+      return {
+        oracle,
+        matrix: await readMatrix(project, task.id),
+        verdict: verdicts[task.id],
+        attempts: await readAttempts(project, task.id),
+      };
+    },
+    key: (task, inputs, env) => resolutionInputsKey(project, task, inputs, env),
+    saved: (task) => file.resolutions[task.id],
+    reusable: (saved) => !saved.reason?.startsWith(INFRA_REASON),
+    run: (task, inputs, context) => scoreTask(project, task, inputs, context),
+    save: (task, resolution) => {
       file.resolutions[task.id] = resolution;
-      saving = saving.then(() => project.results.write(RESOLUTIONS_FILE, file));
-      await saving;
-      options.onProgress?.({ event: "done", task: task.id, resolution });
-    });
+      return project.results.write(RESOLUTIONS_FILE, file);
+    },
+  }, options);
+  const mine = [...stage.results.values()];
+  const scored = mine.filter((r) => r.scored);
+  const patches = scored.flatMap((r) => Object.values(r.patches));
+  const resolved = patches.filter((p) => p.outcome === "resolved").length;
+  return {
+    file,
+    summary: `${plural(scored.length, "task")} scored, ${mine.length - scored.length} not; ${
+      plural(resolved, "patch", "patches")
+    } of ${patches.length} resolved`,
   };
-  // Each task waits for its own save, so everything finished is on disk when this returns.
-  await settleAll(chosen.map(one), signal);
-  return file;
 }

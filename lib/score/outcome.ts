@@ -10,7 +10,7 @@
  * @module
  */
 
-import { lookupOutcome } from "../testbed/cells.ts";
+import { lookupOutcome } from "../testbed/mod.ts";
 import type { Oracle, Outcome, Resolution, ResolutionOutcome } from "../records.ts";
 
 /** One patch scored against the hidden tests, without flags. */

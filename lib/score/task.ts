@@ -1,6 +1,8 @@
 /**
- * Scoring one task: the sanity gates, every contestant's patch, the judge's pick and every
- * agent's evidence roles (see `mod.ts` for the rules).
+ * Scoring one task, in four phases: the sanity gates (the empty patch must not resolve the task,
+ * the gold patch must), every contestant's patch against the hidden tests, every agent's tests
+ * replayed on G for their evidence roles, and the resolution that puts them together (see
+ * `mod.ts` for the rules).
  *
  * Requires `--allow-run` (git, cp, the sandbox, the interpreter), `--allow-read`, `--allow-write`
  * and `--allow-env`.
@@ -9,35 +11,44 @@
  */
 
 import { join } from "node:path";
-import { cachedTree, checkout, installFiles, listFiles, removeTree } from "../checkout.ts";
+import { cachedTree, checkout, installFiles, listFiles } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
-import {
-  attemptsFingerprint,
-  type BoutAttempt,
-  boutAuthors,
-  sessionSettings,
-  taskPathRules,
-  taskWorkDir,
-  treeRules,
-} from "../testbed/context.ts";
-import { patchedFiles } from "../testbed/patched.ts";
-import { runGroups, type SessionSettings } from "../testbed/sessions.ts";
-import { suiteGroup } from "../testbed/install.ts";
-import { Slots } from "../testbed/slots.ts";
-import { applySourceChanges, hasCandidate } from "../testbed/trees.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
-import { summarise } from "../oracle/ground_truth.ts";
-import type { PytestRun } from "../python/classify.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/env.ts";
-import { classifyPath } from "../testbed/paths.ts";
-import type { Matrix, Oracle, Resolution, RunSummary, Task, Verdict } from "../records.ts";
+import type { PytestRun, TestEnv } from "../python/mod.ts";
+import type {
+  BoutAttempt,
+  Matrix,
+  Oracle,
+  Resolution,
+  RunSummary,
+  Task,
+  Verdict,
+} from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import {
+  applySourceChanges,
+  attemptsFingerprint,
+  classifyPath,
+  hasCandidate,
+  hiddenTestFiles,
+  patchedFiles,
+  type PathRules,
+  runGroups,
+  RunLog,
+  sessionInputs,
+  type SessionSettings,
+  sessionSettings,
+  Slots,
+  suiteGroup,
+  taskAuthors,
+  taskPathRules,
+  treeRules,
+} from "../testbed/mod.ts";
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { reviewPatch } from "./flags.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
-import { sessionInputs } from "../testbed/stage.ts";
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
 const SCORE_RULES = 1;
@@ -63,6 +74,8 @@ export interface ScoreContext {
   sandbox: Sandbox;
   /** The test environment. */
   env: TestEnv;
+  /** A working directory of the task's own (removed by the caller). */
+  work: string;
   /** Bounds sessions across tasks; by default `[run] jobs` for this task alone. */
   slots?: Slots;
   /** Called after every pytest session. */
@@ -98,76 +111,17 @@ export function resolutionInputsKey(
 
 class InfraFailure extends Error {}
 
-/**
- * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust
- * (no JUnit XML, or one contradicting the exit code) is tried once more; if it fails again, a
- * candidate's patch is what broke the run (it is scored on no passing test, and says why), while
- * for the empty or gold patch — or when the sandbox itself could not start — it is an
- * infrastructure failure of the whole task.
- */
-async function scoreTree(
-  tree: string,
-  targets: readonly string[],
-  oracle: Oracle,
-  settings: SessionSettings,
-  record: (run: PytestRun) => void,
-  candidate: boolean,
-): Promise<TestScore & { message?: string }> {
-  let untrusted: string | undefined;
-  let sandboxFailed = false;
-  let result;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    untrusted = undefined;
-    sandboxFailed = false;
-    [result] = await runGroups(tree, [suiteGroup(targets)], settings, (run) => {
-      record(run);
-      if (run.status === "infra-error" && run.cause !== "unrunnable") {
-        untrusted = run.message ?? "pytest could not run";
-        sandboxFailed ||= run.cause === "sandbox";
-      }
-    });
-    if (untrusted === undefined) break;
-  }
-  // A sandbox that cannot start says nothing about the patch: the whole task waits for a rerun.
-  if (untrusted !== undefined && (!candidate || sandboxFailed)) {
-    throw new InfraFailure(untrusted);
-  }
-  const score = scoreRun(result!.outcomes, oracle);
-  if (untrusted !== undefined) {
-    return { ...score, message: `pytest gave no trustworthy result on this patch: ${untrusted}` };
-  }
-  return result!.status === "ok" ? score : { ...score, message: result!.message ?? result!.status };
-}
-
-function unscored(
-  task: Task,
-  key: string,
-  reason: string,
-  verdict: Verdict | undefined,
-  runs: RunSummary[],
-  sanity?: Resolution["sanity"],
-): Resolution {
-  return {
-    task: task.id,
-    inputsKey: key,
-    scored: false,
-    reason,
-    ...(sanity ? { sanity } : {}),
-    patches: {},
-    evidence: {},
-    pick: { agent: verdict?.pick ?? null, outcome: null },
-    runs,
-  };
-}
-
-/** G's source changes relative to B (the gold patch's paths, classified like any patch's). */
-async function goldSourcePaths(project: Project, task: Task): Promise<string[]> {
-  const out = await git(
-    ["diff", "--name-only", "--no-renames", "-z", task.parent, task.commit, "--"],
-    { cwd: project.repository },
-  );
-  const rules = taskPathRules(project, task);
-  return out.split("\0").filter((p) => p && classifyPath(p, rules) === "source");
+/** Everything the phases of one task's scoring share. */
+interface Scoring {
+  project: Project;
+  task: Task;
+  inputs: ScoreInputs;
+  context: ScoreContext;
+  settings: SessionSettings;
+  paths: PathRules;
+  log: RunLog;
+  /** The hidden test modules on G. */
+  targets: string[];
 }
 
 /**
@@ -183,163 +137,243 @@ export async function scoreTask(
   const { signal } = context;
   const { oracle, verdict } = inputs;
   const key = resolutionInputsKey(project, task, inputs, context.env);
-  const runs: RunSummary[] = [];
-  if (oracle.status !== "scorable") {
-    return unscored(
-      task,
-      key,
-      `${oracle.status}: ${oracle.reason ?? "no fail-to-pass test"}`,
-      verdict,
-      runs,
-    );
-  }
-  const work = taskWorkDir(project, "score", task.id);
-  const settings = sessionSettings(project, task, {
-    sandbox: context.sandbox,
-    env: context.env,
-    slots: context.slots ?? new Slots(project.config.run.jobs),
-    scratch: join(work, "runs"),
-    signal,
+  const log = new RunLog(context.onRun);
+  const unscored = (reason: string, sanity?: Resolution["sanity"]): Resolution => ({
+    task: task.id,
+    inputsKey: key,
+    scored: false,
+    reason,
+    ...(sanity ? { sanity } : {}),
+    patches: {},
+    evidence: {},
+    pick: { agent: verdict?.pick ?? null, outcome: null },
+    runs: log.sorted(),
   });
-  const record = (tree: string) => {
-    let index = 0;
-    return (run: PytestRun) => {
-      const summary = summarise(tree, index++, run);
-      runs.push(summary);
-      context.onRun?.(summary);
-    };
+  if (oracle.status !== "scorable") {
+    return unscored(`${oracle.status}: ${oracle.reason ?? "no fail-to-pass test"}`);
+  }
+  const s: Scoring = {
+    project,
+    task,
+    inputs,
+    context,
+    log,
+    paths: taskPathRules(project, task),
+    settings: sessionSettings(project, task, {
+      sandbox: context.sandbox,
+      env: context.env,
+      slots: context.slots ?? new Slots(project.config.run.jobs),
+      scratch: join(context.work, "runs"),
+      signal,
+    }),
+    targets: [],
   };
-  const paths = taskPathRules(project, task);
-  const hidden = [...task.testFiles, ...(task.supportFiles ?? [])];
-  const home = { home: project.home, signal };
   try {
-    const targets = await listFiles(project.repository, task.commit, task.testFiles);
-    const tree = async (name: string, change: (dir: string) => Promise<string | undefined>) => {
-      const dir = await checkout(project.repository, task.parent, join(work, "trees", name), home);
-      const problem = await change(dir);
-      if (problem) return problem;
-      await installFiles(project.repository, task.commit, hidden, dir, signal);
-      return dir;
-    };
-    const [empty, gold] = await Promise.all([
-      tree("empty", () => Promise.resolve(undefined))
-        .then((dir) => scoreTree(dir, targets, oracle, settings, record("empty"), false)),
-      tree("gold", async (dir) => {
-        const sources = await goldSourcePaths(project, task);
-        await installFiles(project.repository, task.commit, sources, dir, signal);
-        return undefined;
-      }).then((dir) => scoreTree(dir, targets, oracle, settings, record("gold"), false)),
-    ]);
-    const sanity = {
-      emptyResolves: empty.outcome === "resolved",
-      goldResolves: gold.outcome === "resolved",
-    };
-    if (sanity.emptyResolves || !sanity.goldResolves) {
-      const reason = sanity.emptyResolves
-        ? "sanity gate: the unpatched code already passes every hidden test"
-        : `sanity gate: the real fix does not resolve the task when scored (${
-          gold.message ?? describeFailing(gold)
-        })`;
-      return unscored(task, key, reason, verdict, sortRuns(runs), sanity);
-    }
-    const base = await cachedTree(project.repository, task.parent, home);
-    const rules = await treeRules(base);
-    const patches: Resolution["patches"] = {};
-    const scoring = inputs.attempts.filter((a) => a.attempt.role === "contestant").map(
-      async ({ attempt, patches: texts }) => {
-        const changes = attempt.status === "patch"
-          ? await patchedFiles(base, texts.full, attempt.files, {
-            scratch: join(work, "scratch"),
-            signal,
-          }).catch((error) => {
-            if (signal?.aborted) throw error;
-            return new Map();
-          })
-          : new Map();
-        const review = attempt.status === "patch"
-          ? reviewPatch(attempt.files, changes, paths)
-          : { flags: [], ignored: [] };
-        const named = { flags: review.flags, ignored: review.ignored };
-        if (attempt.status !== "patch") {
-          patches[attempt.agent] = {
-            ...noFix(oracle),
-            ...named,
-            message: `the attempt ended: ${attempt.status}`,
-          };
-          return;
-        }
-        if (!hasCandidate(attempt, paths)) {
-          patches[attempt.agent] = {
-            ...noFix(oracle),
-            ...named,
-            message: "the patch changes no source file",
-          };
-          return;
-        }
-        let failure: string | undefined;
-        const dir = await tree(`p-${attempt.agent.replace(/[^\w.-]+/g, "_")}`, async (d) => {
-          const applied = await applySourceChanges(d, attempt, texts, paths, signal);
-          if (!applied.ok) failure = applied.message;
-          return failure;
-        });
-        if (failure) {
-          patches[attempt.agent] = { ...noFix(oracle), ...named, message: failure };
-          return;
-        }
-        const score = await scoreTree(
-          dir,
-          targets,
-          oracle,
-          settings,
-          record(attempt.agent),
-          true,
-        );
-        patches[attempt.agent] = { ...score, ...named };
-      },
-    );
-    const authors = inputs.matrix
-      ? await boutAuthors(project, inputs.attempts, {
-        base,
-        python: context.env.python,
-        rules,
-        scratch: join(work, "scratch"),
-        signal,
-      })
-      : [];
-    const goldRuns = inputs.matrix
-      ? replayOnGold(project, task, authors, {
-        work,
-        settings,
-        onSession: (i) => record(i === 0 ? "G" : `G#${i + 1}`),
-      })
-      : Promise.resolve([]);
-    const settled = await Promise.allSettled([...scoring, goldRuns]);
+    s.targets = await listFiles(project.repository, task.commit, task.testFiles);
+    const sanity = await sanityGates(s);
+    if (sanity.reason) return unscored(sanity.reason, sanity.gates);
+    const base = await cachedTree(project.repository, task.parent, { home: project.home, signal });
+    const patches = scorePatches(s, base);
+    const gold = inputs.matrix ? replayAuthors(s, base) : Promise.resolve([]);
+    const settled = await Promise.allSettled([patches, gold]);
     if (signal?.aborted) throw new InterruptedError();
-    for (const s of settled) if (s.status === "rejected") throw s.reason;
-    const ordered = Object.fromEntries(
-      inputs.attempts.filter((a) => patches[a.attempt.agent]).map((
-        a,
-      ) => [a.attempt.agent, patches[a.attempt.agent]]),
-    );
+    for (const result of settled) if (result.status === "rejected") throw result.reason;
+    const scored = await patches;
     const pick = verdict?.pick ?? null;
     return {
       task: task.id,
       inputsKey: key,
       scored: true,
-      sanity,
-      patches: ordered,
+      sanity: sanity.gates,
+      patches: scored,
       evidence: inputs.matrix
-        ? evidenceOf(inputs.matrix, await goldRuns, inputs.attempts.map((a) => a.attempt.agent))
+        ? evidenceOf(inputs.matrix, await gold, inputs.attempts.map((a) => a.attempt.agent))
         : {},
-      pick: { agent: pick, outcome: pick === null ? null : ordered[pick]?.outcome ?? null },
-      runs: sortRuns(runs),
+      pick: { agent: pick, outcome: pick === null ? null : scored[pick]?.outcome ?? null },
+      runs: log.sorted(),
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
-    return unscored(task, key, `${INFRA_REASON}: ${describeError(error)}`, verdict, sortRuns(runs));
-  } finally {
-    await removeTree(work).catch(() => {});
+    return unscored(`${INFRA_REASON}: ${describeError(error)}`);
   }
+}
+
+/** B in the work directory, changed by `change`, with the hidden tests installed. */
+async function hiddenTree(
+  s: Scoring,
+  name: string,
+  change: (dir: string) => Promise<string | undefined>,
+): Promise<{ dir: string } | { problem: string }> {
+  const { project, task, context } = s;
+  const dir = await checkout(project.repository, task.parent, join(context.work, "trees", name), {
+    home: project.home,
+    signal: context.signal,
+  });
+  const problem = await change(dir);
+  if (problem) return { problem };
+  await installFiles(project.repository, task.commit, hiddenTestFiles(task), dir, context.signal);
+  return { dir };
+}
+
+/**
+ * Phase 1: the empty patch and the gold patch, scored like any other. A task where the empty
+ * patch resolves, or the gold one does not, is not scored (`reason` says why).
+ */
+async function sanityGates(
+  s: Scoring,
+): Promise<{ gates: NonNullable<Resolution["sanity"]>; reason?: string }> {
+  const { project, task, context } = s;
+  const score = async (name: string, change: (dir: string) => Promise<undefined>) => {
+    const tree = await hiddenTree(s, name, change);
+    return scoreTree(s, (tree as { dir: string }).dir, name, false);
+  };
+  const [empty, gold] = await Promise.all([
+    score("empty", () => Promise.resolve(undefined)),
+    score("gold", async (dir) => {
+      const sources = await goldSourcePaths(project, task, s.paths);
+      await installFiles(project.repository, task.commit, sources, dir, context.signal);
+      return undefined;
+    }),
+  ]);
+  const gates = {
+    emptyResolves: empty.outcome === "resolved",
+    goldResolves: gold.outcome === "resolved",
+  };
+  if (gates.emptyResolves) {
+    return { gates, reason: "sanity gate: the unpatched code already passes every hidden test" };
+  }
+  if (!gates.goldResolves) {
+    return {
+      gates,
+      reason: `sanity gate: the real fix does not resolve the task when scored (${
+        gold.message ?? describeFailing(gold)
+      })`,
+    };
+  }
+  return { gates };
+}
+
+/** Phase 2: every contestant's patch, source changes only, against the hidden tests. */
+async function scorePatches(s: Scoring, base: string): Promise<Resolution["patches"]> {
+  const { inputs, context } = s;
+  const { oracle } = inputs;
+  const patches: Resolution["patches"] = {};
+  const contestants = inputs.attempts.filter((a) => a.attempt.role === "contestant");
+  await Promise.all(contestants.map(async ({ attempt, patches: texts }) => {
+    const review = attempt.status === "patch"
+      ? reviewPatch(attempt.files, await filesOf(s, base, attempt, texts.full), s.paths)
+      : { flags: [], ignored: [] };
+    const named = { flags: review.flags, ignored: review.ignored };
+    const none = (message: string) => ({ ...noFix(oracle), ...named, message });
+    if (attempt.status !== "patch") {
+      patches[attempt.agent] = none(`the attempt ended: ${attempt.status}`);
+      return;
+    }
+    if (!hasCandidate(attempt, s.paths)) {
+      patches[attempt.agent] = none("the patch changes no source file");
+      return;
+    }
+    const tree = await hiddenTree(s, `p-${attempt.agent.replace(/[^\w.-]+/g, "_")}`, async (d) => {
+      const applied = await applySourceChanges(d, attempt, texts, s.paths, context.signal);
+      return applied.ok ? undefined : applied.message;
+    });
+    if ("problem" in tree) {
+      patches[attempt.agent] = none(tree.problem);
+      return;
+    }
+    patches[attempt.agent] = { ...await scoreTree(s, tree.dir, attempt.agent, true), ...named };
+  }));
+  // In the attempts' order, whatever order they finished in.
+  return Object.fromEntries(
+    inputs.attempts.filter((a) => patches[a.attempt.agent]).map((a) => [
+      a.attempt.agent,
+      patches[a.attempt.agent],
+    ]),
+  );
+}
+
+/** What an attempt's patch makes of its files on B; a patch that does not apply says nothing. */
+async function filesOf(
+  s: Scoring,
+  base: string,
+  attempt: BoutAttempt["attempt"],
+  patch: string,
+): ReturnType<typeof patchedFiles> {
+  try {
+    return await patchedFiles(base, patch, attempt.files, {
+      scratch: join(s.context.work, "scratch"),
+      signal: s.context.signal,
+    });
+  } catch (error) {
+    if (s.context.signal?.aborted) throw error;
+    return new Map();
+  }
+}
+
+/** Phase 3: every author's tests on G, for their evidence roles. */
+async function replayAuthors(s: Scoring, base: string) {
+  const { project, task, context } = s;
+  const authors = await taskAuthors(project, s.inputs.attempts, {
+    base,
+    python: context.env.python,
+    rules: await treeRules(base),
+    scratch: join(context.work, "scratch"),
+    signal: context.signal,
+  });
+  return replayOnGold(project, task, authors, {
+    work: context.work,
+    settings: s.settings,
+    onSession: (i) => s.log.on(i === 0 ? "G" : `G#${i + 1}`),
+  });
+}
+
+/**
+ * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust
+ * (no JUnit XML, or one contradicting the exit code) is tried once more; if it fails again, a
+ * candidate's patch is what broke the run (it is scored on no passing test, and says why), while
+ * for the empty or gold patch — or when the sandbox itself could not start — it is an
+ * infrastructure failure of the whole task.
+ */
+async function scoreTree(
+  s: Scoring,
+  tree: string,
+  name: string,
+  candidate: boolean,
+): Promise<TestScore & { message?: string }> {
+  const record = s.log.on(name);
+  let untrusted: string | undefined;
+  let sandboxFailed = false;
+  let result;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    untrusted = undefined;
+    sandboxFailed = false;
+    [result] = await runGroups(tree, [suiteGroup(s.targets)], s.settings, (run: PytestRun) => {
+      record(run);
+      if (run.status === "infra-error" && run.cause !== "unrunnable") {
+        untrusted = run.message ?? "pytest could not run";
+        sandboxFailed ||= run.cause === "sandbox";
+      }
+    });
+    if (untrusted === undefined) break;
+  }
+  // A sandbox that cannot start says nothing about the patch: the whole task waits for a rerun.
+  if (untrusted !== undefined && (!candidate || sandboxFailed)) {
+    throw new InfraFailure(untrusted);
+  }
+  const score = scoreRun(result!.outcomes, s.inputs.oracle);
+  if (untrusted !== undefined) {
+    return { ...score, message: `pytest gave no trustworthy result on this patch: ${untrusted}` };
+  }
+  return result!.status === "ok" ? score : { ...score, message: result!.message ?? result!.status };
+}
+
+/** G's source changes relative to B (the gold patch's paths, classified like any patch's). */
+async function goldSourcePaths(project: Project, task: Task, rules: PathRules): Promise<string[]> {
+  const out = await git(
+    ["diff", "--name-only", "--no-renames", "-z", task.parent, task.commit, "--"],
+    { cwd: project.repository },
+  );
+  return out.split("\0").filter((p) => p && classifyPath(p, rules) === "source");
 }
 
 function describeFailing(score: TestScore): string {
@@ -351,9 +385,4 @@ function describeFailing(score: TestScore): string {
     parts.push(`pass-to-pass failing: ${score.passToPass.failing.join(", ")}`);
   }
   return parts.join("; ") || score.outcome;
-}
-
-function sortRuns(runs: RunSummary[]): RunSummary[] {
-  const by = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return [...runs].sort((a, b) => by(a.tree, b.tree) || a.index - b.index);
 }

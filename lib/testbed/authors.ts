@@ -20,10 +20,8 @@
  */
 
 import { dirname } from "node:path";
-import type { PathRules } from "./paths.ts";
-import { isTestModule, type PytestRules } from "../python/pytest_rules.ts";
+import { changedTests, isTestModule, type PytestRules } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
-import { changedTests } from "../python/changed_tests.ts";
 import { type FileChange, type FileState, patchedFiles, stateText } from "./patched.ts";
 
 /** A test module of an author, at its own path. */
@@ -174,11 +172,6 @@ export async function readAuthorTests(
     state.kind === "absent" || (state.kind === "file" && isTestModule(path, options.rules))
   );
   return author;
-}
-
-/** Path rules for classifying an attempt's paths in a task (see `race/classify.ts`). */
-export function pathRules(task: { packageDir: string }, testsDir: string): PathRules {
-  return { packageDir: task.packageDir, testsDir };
 }
 
 /** The directories a shared author's modules are installed into (each gets an `__init__.py`). */

@@ -11,9 +11,8 @@
  */
 
 import { join } from "node:path";
-import { targetFile } from "../python/pytest.ts";
+import { targetFile, testOfNode } from "../python/mod.ts";
 import { type AuthorModule, type AuthorTests, siblingDirs, siblingPath } from "./authors.ts";
-import { testOfNode } from "../python/changed_tests.ts";
 import { type FileState, writeState } from "./patched.ts";
 
 /** The author name of the repository's own suite. */

@@ -14,8 +14,7 @@
 
 import { copyTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
-import type { PytestRun } from "../python/classify.ts";
-import { runPytest, type TestPython } from "../python/pytest.ts";
+import { type PytestRun, runPytest, type TestPython } from "../python/mod.ts";
 import type { Outcome, RunStatus } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { AuthorTests } from "./authors.ts";

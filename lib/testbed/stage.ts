@@ -1,19 +1,43 @@
 /**
- * What every test-running stage (ground truth, cross-examination, scoring) takes.
+ * The per-task stage driver that ground truth, cross-examination and scoring share: choose the
+ * tasks, sweep what killed runs left, build the test environment and open the sandbox once, skip
+ * every task whose saved result was made from the same inputs, run the rest side by side under
+ * `[run] jobs`, save each result the moment it is done, report progress, and on Ctrl-C let every
+ * task settle before throwing.
+ *
+ * A stage says only what is its own: what a task's work depends on, its inputs key, where its
+ * result is saved, and the work itself.
+ *
+ * Requires `--allow-run` (uv, the sandbox), `--allow-read`, `--allow-write` (the results
+ * directory, `BUGBOUT_HOME`) and `--allow-env`.
  *
  * @module
  */
 
+import { removeTree } from "../checkout.ts";
+import { InterruptedError } from "../errors.ts";
+import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/env.ts";
+import { type TestEnv, testEnvFor } from "../python/mod.ts";
+import type { RunSummary, Task } from "../records.ts";
+import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import { settleAll, Slots } from "./slots.ts";
+
+/** What a per-task stage reports as it goes; `R` is its result for one task. */
+export type TaskProgress<R> =
+  | { event: "cached"; task: string; result: R }
+  | { event: "skipped"; task: string; reason: string }
+  | { event: "start"; task: string; trees?: number }
+  | { event: "run"; task: string; run: RunSummary }
+  | { event: "done"; task: string; result: R };
 
 /** Options shared by the stages that run tests. */
-export interface StageOptions<Progress> {
+export interface StageOptions<R> {
   /** Stop: runs in flight are killed, finished tasks stay saved, then it throws. */
   signal?: AbortSignal;
   /** Called for every task and run as they start and finish. */
-  onProgress?: (event: Progress) => void;
+  onProgress?: (event: TaskProgress<R>) => void;
   /** Only these task ids. */
   only?: readonly string[];
   /** The sandbox; by default the one `[run] sandbox` names, checked. */
@@ -36,4 +60,136 @@ export function sessionInputs(project: Project, env: TestEnv) {
     testTimeout: c.run.testTimeout,
     testMemory: c.run.testMemory,
   };
+}
+
+/** What the driver hands a stage's work for one task. */
+export interface TaskContext {
+  /** The task's inputs key (to store in its result). */
+  key: string;
+  /** The test environment. */
+  env: TestEnv;
+  /** The sandbox every session runs in. */
+  sandbox: Sandbox;
+  /** Bounds pytest sessions across every task of the stage. */
+  slots: Slots;
+  /** A fresh working directory for this task, removed when the work ends. */
+  work: string;
+  /** Call after every pytest session. */
+  onRun: (run: RunSummary) => void;
+  /** Stop. */
+  signal?: AbortSignal;
+}
+
+/** One per-task stage, as the driver runs it. */
+export interface TaskStage<I, R extends { inputsKey: string }> {
+  /** The stage's name: its working directories live under the project's cache by this name. */
+  name: string;
+  /** What a task's work depends on, or why the task has nothing to do (a string). */
+  inputs(task: Task): Promise<I | string>;
+  /** The inputs key of a task's result. */
+  key(task: Task, inputs: I, env: TestEnv): string;
+  /** The task's saved result, if any. */
+  saved(task: Task): Promise<R | undefined> | R | undefined;
+  /** Whether a saved result made from the same inputs may stand (not an infrastructure error). */
+  reusable(saved: R): boolean;
+  /** How many trees the task's work builds, for progress. */
+  trees?(task: Task, inputs: I): number;
+  /** Do the task's work. */
+  run(task: Task, inputs: I, context: TaskContext): Promise<R>;
+  /** Save one task's result (never called twice at once). */
+  save(task: Task, result: R): Promise<void>;
+}
+
+/** What a stage did, task by task. */
+export interface StageRun<R> {
+  /** Results of the chosen tasks (new or reused), in task order. */
+  results: Map<string, R>;
+  /** Tasks whose work ran. */
+  ran: number;
+  /** Tasks whose saved result stood. */
+  reused: number;
+  /** Tasks with nothing to do. */
+  skipped: number;
+  /** pytest sessions run. */
+  sessions: number;
+}
+
+/** Run a per-task stage over `tasks` (see the module's documentation). */
+export async function runTaskStage<I, R extends { inputsKey: string }>(
+  project: Project,
+  tasks: readonly Task[],
+  stage: TaskStage<I, R>,
+  options: StageOptions<R> = {},
+): Promise<StageRun<R>> {
+  const { signal } = options;
+  const emit = options.onProgress ?? (() => {});
+  const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks];
+  const outcome: StageRun<R> = { results: new Map(), ran: 0, reused: 0, skipped: 0, sessions: 0 };
+  if (chosen.length === 0) return outcome;
+  await project.results.ensure();
+  const workTop = project.cacheDir(stage.name);
+  await sweepDead(workTop, OWNED, removeTree);
+  const inputs = new Map<string, I | string>();
+  for (const task of chosen) inputs.set(task.id, await stage.inputs(task));
+  const needed = [...inputs.values()].some((i) => typeof i !== "string");
+  // The environment and sandbox are made once, before tasks run side by side.
+  const env = needed ? options.env ?? await testEnvFor(project, signal) : undefined;
+  const sandbox = needed
+    ? options.sandbox ?? await openSandbox(project.config.run.sandbox)
+    : undefined;
+  const jobs = project.config.run.jobs;
+  const slots = new Slots(jobs);
+  const taskSlots = new Slots(jobs);
+  const done = new Map<string, R>();
+  let saving = Promise.resolve();
+
+  const one = async (task: Task) => {
+    const input = inputs.get(task.id)!;
+    if (typeof input === "string" || !env || !sandbox) {
+      outcome.skipped++;
+      emit({ event: "skipped", task: task.id, reason: String(input) });
+      return;
+    }
+    const key = stage.key(task, input, env);
+    const saved = await stage.saved(task);
+    if (saved?.inputsKey === key && stage.reusable(saved)) {
+      done.set(task.id, saved);
+      outcome.reused++;
+      emit({ event: "cached", task: task.id, result: saved });
+      return;
+    }
+    await taskSlots.use(async () => {
+      if (signal?.aborted) throw new InterruptedError();
+      emit({ event: "start", task: task.id, trees: stage.trees?.(task, input) });
+      const work = project.cacheDir(stage.name, `${task.id}${ownedSuffix()}`);
+      let result: R;
+      try {
+        result = await stage.run(task, input, {
+          key,
+          env,
+          sandbox,
+          slots,
+          work,
+          signal,
+          onRun: (run) => {
+            outcome.sessions++;
+            emit({ event: "run", task: task.id, run });
+          },
+        });
+      } finally {
+        await removeTree(work);
+      }
+      saving = saving.then(() => stage.save(task, result));
+      await saving;
+      done.set(task.id, result);
+      outcome.ran++;
+      emit({ event: "done", task: task.id, result });
+    });
+  };
+  // Each task waits for its own save, so everything finished is on disk when this returns.
+  await settleAll(chosen.map(one), signal);
+  for (const task of chosen) {
+    if (done.has(task.id)) outcome.results.set(task.id, done.get(task.id)!);
+  }
+  return outcome;
 }

@@ -10,8 +10,7 @@
  */
 
 import { classifyPath, type PathRules } from "./paths.ts";
-import type { AttemptPatches } from "../race/attempts.ts";
-import type { Attempt, PatchFile } from "../records.ts";
+import type { Attempt, AttemptPatches, PatchFile } from "../records.ts";
 import { applyPatch, readState, writeState } from "./patched.ts";
 
 /**

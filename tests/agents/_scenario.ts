@@ -21,7 +21,7 @@ import { checkout } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
-import { race, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
+import { raceAll, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
 import type { Attempt } from "../../lib/records.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import { type RecordedRequest, startModelServer, type Turn } from "../model_server/mod.ts";
@@ -126,7 +126,7 @@ async function main(
     ? agentCase.quotaTimeoutS ?? TIMEOUT_S
     : TIMEOUT_S;
   const bout = await buildBout(root, agentCase, server.url, timeout);
-  const { project, task, fix, oracles } = bout;
+  const { project, task, fix } = bout;
   const env = await ensureTestEnv({ ...envRequest(project), envsDir });
   const sandbox = await openSandbox("bubblewrap");
 
@@ -151,7 +151,7 @@ async function main(
   const once = async (retryFailed: boolean) => {
     const seen = server.requests.length;
     const started = performance.now();
-    const summary = await race(project, [task], oracles, racers, { sandbox, env, retryFailed });
+    const summary = await raceAll(project, [task], { racers, sandbox, env, retryFailed });
     const ms = Math.round(performance.now() - started);
     const attempt = await loadAttempt(project.results, task.id, agentCase.id);
     const files: Record<string, string | null> = {};

@@ -138,6 +138,9 @@ export async function buildBout(
       },
     },
   };
+  // The race reads the ground truth from the project's results, as in a bout.
+  await project.results.ensure();
+  await project.results.write("oracles.json", oracles);
   return { project, task, fix, oracles };
 }
 

@@ -25,7 +25,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { Project } from "../../lib/project.ts";
 import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
-import { capturePatch, takeSnapshot } from "../../lib/race/patch.ts";
+import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import type { Attempt, Task } from "../../lib/records.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";

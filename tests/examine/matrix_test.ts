@@ -1,7 +1,9 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { examineAll, type ExamineProgress, readMatrix } from "../../lib/examine/mod.ts";
-import { judgeAll, readVerdicts } from "../../lib/score/mod.ts";
+import { examineAll, readMatrix } from "../../lib/examine/mod.ts";
+import { judgeAll, readVerdicts } from "../../lib/judge/mod.ts";
+import { oracleAll } from "../../lib/oracle/mod.ts";
 import type { Matrix, Outcome } from "../../lib/records.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { tempDir } from "../python/_shared.ts";
 import { buildBout, saveAll, type Script } from "./_bout.ts";
 
@@ -28,8 +30,10 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
   await using dir = await tempDir();
   const bout = await buildBout(dir.path);
   await saveAll(bout);
-  const events: ExamineProgress[] = [];
-  const [matrix] = await examineAll(bout.project, [bout.task], {
+  // Only tasks whose ground truth is scorable are examined.
+  await oracleAll(bout.project, [bout.task], { env: bout.env, sandbox: bout.sandbox });
+  const events: TaskProgress<Matrix>[] = [];
+  const { matrices: [matrix] } = await examineAll(bout.project, [bout.task], {
     env: bout.env,
     sandbox: bout.sandbox,
     onProgress: (e) => events.push(e),
@@ -114,8 +118,8 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
   deepEqual(await readMatrix(bout.project, "issue-3"), matrix);
 
   // Unchanged inputs: the saved matrix is reused and nothing runs.
-  const again: ExamineProgress[] = [];
-  const [reused] = await examineAll(bout.project, [bout.task], {
+  const again: TaskProgress<Matrix>[] = [];
+  const { matrices: [reused] } = await examineAll(bout.project, [bout.task], {
     env: bout.env,
     sandbox: bout.sandbox,
     onProgress: (e) => again.push(e),
@@ -126,7 +130,7 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
 
   // The judge picks the real fix: every other author's reproductions pass on it. marker's patch
   // passes them too but breaks a repository test that the other four patches keep passing.
-  const verdicts = await judgeAll(bout.project, [matrix]);
+  const verdicts = (await judgeAll(bout.project, [bout.task])).file;
   const verdict = verdicts.verdicts["issue-3"];
   equal(verdict.pick, "fixer");
   deepEqual(
@@ -183,7 +187,8 @@ Deno.test("examineTask() keeps same-named test modules of different authors apar
     settings: "\n[judge]\nrun-suite = false\n",
   });
   await saveAll(bout, SAME_PATH);
-  const [matrix] = await examineAll(bout.project, [bout.task], {
+  await oracleAll(bout.project, [bout.task], { env: bout.env, sandbox: bout.sandbox });
+  const { matrices: [matrix] } = await examineAll(bout.project, [bout.task], {
     env: bout.env,
     sandbox: bout.sandbox,
   });

@@ -2,7 +2,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { githubAccess } from "../../lib/mine/access.ts";
 import { GithubClient, githubToken, graphqlUrl, webUrl } from "../../lib/mine/github.ts";
-import { mineTasks } from "../../lib/mine/mine.ts";
+import { mineAll } from "../../lib/mine/mine.ts";
 import { buildBugshop, buildDemo, type GithubRecord } from "../fixtures/projects.ts";
 import { type FakeGithubOptions, startFakeGithub } from "../../lib/demo/github.ts";
 import { miningSetup, NO_TOKENS } from "./_setup.ts";
@@ -17,7 +17,7 @@ Deno.test("mining reads issue texts from GitHub, and for a pull request the issu
   await using s = await miningSetup(buildBugshop, {}, { origin: true });
   await using server = fake(s.fixture.github.items);
   await s.reconfigure({ githubApi: server.url });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   const byId = new Map(file.tasks.map((t) => [t.id, t]));
   // The squash names #41, which GitHub says is a pull request closing #40.
   const cart = byId.get("pr-41")!;
@@ -48,7 +48,7 @@ Deno.test("with a token, a pull request's linked issue comes from GraphQL closin
   await using server = fake(items, { token: "s3cret" });
   await s.reconfigure({ github: "acme/bugshop", githubApi: server.url });
   const env = new Map([["GITHUB_TOKEN", "s3cret"]]);
-  const { file } = await mineTasks(s.project, { env });
+  const { file } = await mineAll(s.project, { env });
   equal(file.tasks.find((t) => t.id === "pr-41")!.linkedIssue, 40);
   const graphql = server.requests.filter((r) => r.path === "/graphql");
   ok(graphql.some((r) => r.variables?.number === 41 && r.authorization === "Bearer s3cret"));
@@ -56,7 +56,7 @@ Deno.test("with a token, a pull request's linked issue comes from GraphQL closin
   // Without a token the body has no closing keyword, so the pull request's own text is used.
   await using anonymous = fake(items);
   await s.reconfigure({ github: "acme/bugshop", githubApi: anonymous.url });
-  const plain = await mineTasks(s.project, { env: NO_TOKENS, refresh: true });
+  const plain = await mineAll(s.project, { env: NO_TOKENS, refresh: true });
   equal(plain.file.tasks.find((t) => t.id === "pr-41")!.statementSource, "pull-request");
 });
 
@@ -71,7 +71,7 @@ Deno.test("rate-limited replies (403 with a reset, 429 with retry-after) are wai
     ],
   });
   await s.reconfigure({ github: "acme/textkit", githubApi: server.url });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   ok(
     file.tasks.every((t) => t.statementSource === "issue"),
     JSON.stringify(file.tasks.map((t) => t.statementSource)),
@@ -88,7 +88,7 @@ Deno.test("a rate limit longer than the budget stops requests and falls back to 
     failures: [{ path: "/issues/", times: 100, kind: "retry-after-429", seconds: 3600 }],
   });
   await s.reconfigure({ github: "acme/textkit", githubApi: server.url });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS, github: { maxWaitMs: 1000 } });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS, github: { maxWaitMs: 1000 } });
   ok(file.tasks.every((t) => t.statementSource === "commit"));
   ok(server.requests.length <= 4, `stopped asking (${server.requests.length} requests)`);
   match(file.statementNote!, /rate limit ran out/);
@@ -98,12 +98,12 @@ Deno.test("a rate limit longer than the budget stops requests and falls back to 
 Deno.test("when GitHub cannot be reached, statements come from commits and the note says how to fix it", async () => {
   await using s = await miningSetup(buildDemo);
   await s.reconfigure({ github: "acme/textkit", githubApi: CLOSED_PORT });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   ok(file.tasks.every((t) => t.statementSource === "commit"));
   match(file.statementNote!, /could not be reached/);
   match(file.statementNote!, /GITHUB_TOKEN/);
   // The next run asks GitHub again rather than reusing statements from commit messages.
-  equal((await mineTasks(s.project, { env: NO_TOKENS })).cached, false);
+  equal((await mineAll(s.project, { env: NO_TOKENS })).cached, false);
   deepEqual(file.tasks.find((t) => t.id === "issue-3")!.ref, {
     kind: "issue",
     number: 3,
@@ -114,7 +114,7 @@ Deno.test("a missing issue (404) falls back to the commit message for that task 
   await using s = await miningSetup(buildBugshop);
   await using server = fake(s.fixture.github.items.filter((i) => i.number !== 80));
   await s.reconfigure({ github: "acme/bugshop", githubApi: server.url, limit: 3 });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => [t.id, t.statementSource]), [
     ["issue-80", "commit"],
     ["pr-75", "pull-request"],
@@ -126,7 +126,7 @@ Deno.test("GitHub responses are cached in BUGBOUT_HOME and not asked for again",
   await using s = await miningSetup(buildBugshop);
   await using server = fake(s.fixture.github.items);
   await s.reconfigure({ github: "acme/bugshop", githubApi: server.url, limit: 4 });
-  await mineTasks(s.project, { env: NO_TOKENS });
+  await mineAll(s.project, { env: NO_TOKENS });
   const host = new URL(server.url).host.replace(":", "_");
   const cached = JSON.parse(
     await Deno.readTextFile(join(s.home, "github", host, "acme", "bugshop", "issues", "66.json")),
@@ -134,7 +134,7 @@ Deno.test("GitHub responses are cached in BUGBOUT_HOME and not asked for again",
   equal(cached.title, "slugify(max_length=...) leaves a trailing dash");
   const asked = server.requests.length;
   await s.reconfigure({ github: "acme/bugshop", githubApi: server.url, limit: 3 });
-  const { cached: reused, file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { cached: reused, file } = await mineAll(s.project, { env: NO_TOKENS });
   equal(reused, false);
   equal(server.requests.length, asked, "every statement came from the cache");
   equal(file.tasks[2].statementSource, "issue");
@@ -156,7 +156,7 @@ Deno.test("two changes for one issue keep only the newer, also when a pull reque
   );
   await using server = fake(items);
   await s.reconfigure({ github: "acme/bugshop", githubApi: server.url });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   ok(file.tasks.some((t) => t.id === "pr-80" && t.linkedIssue === 40));
   ok(!file.tasks.some((t) => t.id === "pr-41"));
   const left = file.excluded.find((e) => e.title.startsWith("Fix total for empty cart"))!;

@@ -2,7 +2,7 @@ import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { BugboutError, InterruptedError } from "../../lib/errors.ts";
 import { git } from "../../lib/git.ts";
-import { mineTasks, readTasks } from "../../lib/mine/mine.ts";
+import { mineAll, readTasks } from "../../lib/mine/mine.ts";
 import { Project } from "../../lib/project.ts";
 import { tasksFileSchema } from "../../lib/records.ts";
 import {
@@ -16,9 +16,9 @@ import {
 import { buildLargeHistory } from "../fixtures/history.ts";
 import { miningSetup, NO_TOKENS } from "./_setup.ts";
 
-Deno.test("mineTasks turns bugshop's fixes into exactly the tasks its manifest expects, newest first", async () => {
+Deno.test("mineAll turns bugshop's fixes into exactly the tasks its manifest expects, newest first", async () => {
   await using s = await miningSetup(buildBugshop);
-  const { file, cached } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file, cached } = await mineAll(s.project, { env: NO_TOKENS });
   equal(cached, false);
   tasksFileSchema.parse(file);
   const expected = expectedTasks(s.fixture);
@@ -58,9 +58,9 @@ Deno.test("mineTasks turns bugshop's fixes into exactly the tasks its manifest e
   equal(file.repository.branch, "main");
 });
 
-Deno.test("mineTasks records every left-out fix with a stable reason and counts every reason", async () => {
+Deno.test("mineAll records every left-out fix with a stable reason and counts every reason", async () => {
   await using s = await miningSetup(buildBugshop);
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   for (const fix of s.fixture.fixes) {
     if (!("excluded" in fix.expected) || fix.expected.excluded === "not-a-fix") continue;
     const entry = file.excluded.find((e) => e.commit === fix.commit);
@@ -82,7 +82,7 @@ Deno.test("mineTasks records every left-out fix with a stable reason and counts 
 
 Deno.test("a pull request's merge commit is judged by its diff against the first parent", async () => {
   await using s = await miningSetup(buildBugshop);
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   const fix = fixByKey(s.fixture, "stacked-discounts");
   const task = file.tasks.find((t) => t.id === "issue-30")!;
   equal(task.commit, fix.commit);
@@ -97,7 +97,7 @@ Deno.test("a pull request's merge commit is judged by its diff against the first
 
 Deno.test("fixes from before the package moved to src/ count, with where the package was at B", async () => {
   await using s = await miningSetup(buildBugshop);
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   const early = file.tasks.find((t) => t.id === "issue-12")!;
   deepEqual([early.packageDir, early.pythonPath, early.sourceFiles], ["bugshop", ".", [
     "bugshop/parsing.py",
@@ -108,7 +108,7 @@ Deno.test("fixes from before the package moved to src/ count, with where the pac
 
 Deno.test("the project's own pytest settings decide what a test is (check_*.py, check_ functions)", async () => {
   await using s = await miningSetup(buildBugshop);
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.find((t) => t.id === "issue-80")!.newTests, [
     "tests/check_prices.py::check_thousands_separator",
   ]);
@@ -119,7 +119,7 @@ Deno.test("since leaves out older changes and counts them as before-since", asyn
   const fix = fixByKey(s.fixture, "restock-capacity");
   const date = await git(["log", "-1", "--format=%cI", fix.commit], { cwd: s.fixture.dir });
   await s.reconfigure({ since: date });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => t.id), [
     "issue-80",
     "pr-75",
@@ -138,7 +138,7 @@ Deno.test("since leaves out older changes and counts them as before-since", asyn
 
 Deno.test("limit keeps the newest tasks and lists the others as over-limit", async () => {
   await using s = await miningSetup(buildBugshop, { limit: 3 });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => t.id), ["issue-80", "pr-75", "issue-66"]);
   equal(file.counts["over-limit"], 9);
   deepEqual(
@@ -149,7 +149,7 @@ Deno.test("limit keeps the newest tasks and lists the others as over-limit", asy
 
 Deno.test("max-source-files decides whether a fix touching three source files counts", async () => {
   await using s = await miningSetup(buildBugshop, { maxSourceFiles: 3 });
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   const task = file.tasks.find((t) => t.id === "issue-50")!;
   equal(task.sourceFiles.length, 3);
   equal(file.counts["too-many-source-files"], undefined);
@@ -157,13 +157,13 @@ Deno.test("max-source-files decides whether a fix touching three source files co
 
 Deno.test("tasks.json is reused until HEAD or a setting changes, and --refresh mines again", async () => {
   await using s = await miningSetup(buildDemo);
-  const first = await mineTasks(s.project, { env: NO_TOKENS });
-  const again = await mineTasks(s.project, { env: NO_TOKENS });
+  const first = await mineAll(s.project, { env: NO_TOKENS });
+  const again = await mineAll(s.project, { env: NO_TOKENS });
   equal(again.cached, true);
   deepEqual(again.file, first.file);
-  equal((await mineTasks(s.project, { env: NO_TOKENS, refresh: true })).cached, false);
+  equal((await mineAll(s.project, { env: NO_TOKENS, refresh: true })).cached, false);
   await s.reconfigure({ limit: 2 });
-  const fewer = await mineTasks(s.project, { env: NO_TOKENS });
+  const fewer = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual([fewer.cached, fewer.file.tasks.length], [false, 2]);
   await git(
     [
@@ -178,7 +178,7 @@ Deno.test("tasks.json is reused until HEAD or a setting changes, and --refresh m
     ],
     { cwd: s.fixture.dir },
   );
-  const later = await mineTasks(s.project, { env: NO_TOKENS });
+  const later = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual([later.cached, later.file.examined], [false, first.file.examined + 1]);
   deepEqual(await readTasks(s.project), later.file);
 });
@@ -193,7 +193,7 @@ Deno.test("readTasks says how to mine when there is no tasks.json yet", async ()
 
 Deno.test("the demo project mines five tasks whose commit statements leave out the fix", async () => {
   await using s = await miningSetup(buildDemo);
-  const { file } = await mineTasks(s.project, { env: NO_TOKENS });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => t.id), ["issue-14", "issue-11", "issue-8", "issue-5", "issue-3"]);
   const chunk = file.tasks.find((t) => t.id === "issue-3")!;
   match(chunk.statement, /lost the 5/);
@@ -214,7 +214,7 @@ Deno.test("a repository given as a URL is cloned once into BUGBOUT_HOME and mine
   );
   const project = await Project.load(outside, { home: s.home });
   ok(project.repository.startsWith(join(s.home, "repos")));
-  const { file } = await mineTasks(project, { env: NO_TOKENS });
+  const { file } = await mineAll(project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => [t.id, t.packageDir, t.pythonPath]), [
     ["issue-4", "src/measures", "src"],
     ["issue-2", "src/measures", "src"],
@@ -231,7 +231,7 @@ Deno.test("mining a 3,000-commit history finds every fix and counts every other 
       '[project]\nsource = "bigpkg"\n\n[tasks]\nlimit = 10000\n',
     );
     const project = await Project.load(history.dir, { home: join(root, "home") });
-    const { file } = await mineTasks(project, { env: NO_TOKENS });
+    const { file } = await mineAll(project, { env: NO_TOKENS });
     equal(file.examined, history.commits);
     equal(file.tasks.length, history.fixes);
     equal(file.counts["no-issue-reference"], history.unreferenced);
@@ -247,7 +247,7 @@ Deno.test("an interrupted mine writes nothing and says it was interrupted", asyn
   const controller = new AbortController();
   controller.abort();
   await rejects(
-    mineTasks(s.project, { env: NO_TOKENS, signal: controller.signal }),
+    mineAll(s.project, { env: NO_TOKENS, signal: controller.signal }),
     InterruptedError,
   );
   await rejects(Deno.stat(join(s.fixture.dir, ".bugbout", "tasks.json")), Deno.errors.NotFound);

@@ -1,7 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sortFiles } from "../../lib/mine/classify.ts";
 import type { FileChange } from "../../lib/mine/history.ts";
-import { inPackage, packageBefore, PackageTracker, pythonPathFor } from "../../lib/mine/package.ts";
+import { pythonPathFor } from "../../lib/layout.ts";
+import { inPackage, packageBefore, PackageTracker } from "../../lib/mine/package.ts";
 import { DEFAULT_RULES } from "../../lib/python/pytest_rules.ts";
 
 const R = (oldPath: string, path: string): FileChange => ({ status: "R", oldPath, path });

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { computeOracles } from "../../lib/oracle/mod.ts";
+import { oracleAll } from "../../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Task } from "../../lib/records.ts";
@@ -26,7 +26,7 @@ const project = await makeProject(settings.root, settings.repo, settings.home, {
   jobs: 1,
 });
 const env = await ensureTestEnv({ ...envRequest(project), envsDir: settings.envsDir });
-await computeOracles(project, settings.tasks, {
+await oracleAll(project, settings.tasks, {
   env,
   sandbox: await openSandbox(settings.sandbox),
 });

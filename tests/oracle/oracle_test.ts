@@ -1,8 +1,9 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { computeOracles, type OracleProgress, readOracles } from "../../lib/oracle/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { oracleAll, readOracles } from "../../lib/oracle/mod.ts";
 import type { Oracle, OraclesFile } from "../../lib/records.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
+import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, sandbox, SANDBOX_KINDS } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
@@ -142,7 +143,7 @@ def test_flaky():
 
 interface Outcome {
   file: OraclesFile;
-  events: OracleProgress[];
+  events: TaskProgress<Oracle>[];
   reread: OraclesFile;
 }
 
@@ -166,12 +167,12 @@ function computeAll(kind: "bubblewrap" | "none"): Promise<Outcome> {
         testMemory: 1024,
       });
       const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
-      const events: OracleProgress[] = [];
-      const file = await computeOracles(project, tasks, {
+      const events: TaskProgress<Oracle>[] = [];
+      const file = (await oracleAll(project, tasks, {
         env,
         sandbox: await sandbox(kind),
         onProgress: (e) => events.push(e),
-      });
+      })).file;
       return { file, events, reread: await readOracles(project) };
     })();
     computed.set(kind, found);
@@ -189,7 +190,7 @@ for (const kind of SANDBOX_KINDS) {
   const test = (name: string, fn: () => Promise<void>) =>
     Deno.test({ name: `${name} (sandbox: ${kind})`, fn });
 
-  test("computeOracles() saves every task in oracles.json", async () => {
+  test("oracleAll() saves every task in oracles.json", async () => {
     const { file, reread, events } = await computeAll(kind);
     deepEqual(Object.keys(reread.oracles).sort(), Object.keys(file.oracles).sort());
     equal(Object.keys(file.oracles).length, 7);

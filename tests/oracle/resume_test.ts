@@ -1,7 +1,9 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { InterruptedError } from "../../lib/errors.ts";
-import { computeOracles, type OracleProgress, readOracles } from "../../lib/oracle/mod.ts";
+import { oracleAll, readOracles } from "../../lib/oracle/mod.ts";
+import type { Oracle } from "../../lib/records.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir } from "../python/_shared.ts";
@@ -90,12 +92,12 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
   deepEqual(Object.keys(killed.oracles), ["quick"]);
   equal(killed.oracles.quick.status, "scorable");
 
-  const events: OracleProgress[] = [];
-  const file = await computeOracles(project, tasks, {
+  const events: TaskProgress<Oracle>[] = [];
+  const file = (await oracleAll(project, tasks, {
     env,
     sandbox: await sandbox(kind),
     onProgress: (e) => events.push(e),
-  });
+  })).file;
   deepEqual(
     events.filter((e) => e.event !== "run").map((e) => `${e.event}:${e.task}`),
     ["cached:quick", "start:slow", "done:slow"],
@@ -120,7 +122,7 @@ Deno.test(`an aborted oracle run (Ctrl-C) keeps finished tasks and says it was i
   const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
   const controller = new AbortController();
   await rejects(
-    computeOracles(project, tasks, {
+    oracleAll(project, tasks, {
       env,
       sandbox: await sandbox(kind),
       signal: controller.signal,

@@ -3,15 +3,15 @@
  * parent kills it.
  *
  * Usage: `deno run -A _race_child.ts <settings.json>` where the settings hold `root` (the
- * directory of `bugbout.toml`), `home` (`BUGBOUT_HOME`), `envsDir`, `task` and `oracles`.
+ * directory of `bugbout.toml`), `home` (`BUGBOUT_HOME`), `envsDir`, and `task` (its ground truth is saved in the project).
  *
  * @module
  */
 
 import { Project } from "../../lib/project.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
-import { race, racersFromConfig } from "../../lib/race/mod.ts";
-import type { OraclesFile, Task } from "../../lib/records.ts";
+import { raceAll } from "../../lib/race/mod.ts";
+import type { Task } from "../../lib/records.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 
 const settings = JSON.parse(await Deno.readTextFile(Deno.args[0])) as {
@@ -19,11 +19,10 @@ const settings = JSON.parse(await Deno.readTextFile(Deno.args[0])) as {
   home: string;
   envsDir: string;
   task: Task;
-  oracles: OraclesFile;
 };
 const project = await Project.load(settings.root, { home: settings.home });
 const env = await ensureTestEnv({ ...envRequest(project), envsDir: settings.envsDir });
-await race(project, [settings.task], settings.oracles, racersFromConfig(project), {
+await raceAll(project, [settings.task], {
   sandbox: await openSandbox("auto"),
   env,
 });

@@ -8,20 +8,19 @@
  */
 
 import { join } from "node:path";
-import { mineTasks } from "../../lib/mine/mod.ts";
-import { computeOracles } from "../../lib/oracle/mod.ts";
+import { mineAll } from "../../lib/mine/mod.ts";
+import { oracleAll } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
 import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
 import {
-  race,
+  raceAll,
   type RaceOptions,
   type RaceProgress,
   type Racer,
   racersFromConfig,
   type RaceSummary,
 } from "../../lib/race/mod.ts";
-import { loadPatches } from "../../lib/race/attempts.ts";
-import { loadAttempt } from "../../lib/race/attempts.ts";
+import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
 import type { Attempt, OraclesFile, Task } from "../../lib/records.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
@@ -128,7 +127,8 @@ export async function raceAt(
 ): Promise<{ summary: RaceSummary; events: RaceProgress[] }> {
   const events: RaceProgress[] = [];
   const racers = racersFromConfig(project).map(adapt);
-  const summary = await race(project, [world.task], world.oracles, racers, {
+  const summary = await raceAll(project, [world.task], {
+    racers,
     sandbox: world.sandbox,
     env: world.env,
     ...options,
@@ -172,11 +172,11 @@ export async function makeRaceWorld(): Promise<RaceWorld> {
       sandbox: await openSandbox("auto"),
     } as RaceWorld;
     const base = await projectWith(world, [], { timeout: 60 });
-    const mined = await mineTasks(base);
+    const mined = await mineAll(base);
     const task = mined.file.tasks.find((t) => t.commit === fix.commit);
     if (!task) throw new Error(`mining found no task for ${FIX_KEY}`);
     const env = await ensureTestEnv({ ...envRequest(base), envsDir: ENVS_DIR });
-    const oracles = await computeOracles(base, [task], { env, sandbox: world.sandbox });
+    const oracles = (await oracleAll(base, [task], { env, sandbox: world.sandbox })).file;
     if (oracles.oracles[task.id]?.status !== "scorable") {
       throw new Error(
         `task ${task.id} is not scorable: ${JSON.stringify(oracles.oracles[task.id])}`,

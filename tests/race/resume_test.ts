@@ -82,7 +82,6 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
       home: world.home,
       envsDir: ENVS_DIR,
       task: world.task,
-      oracles: world.oracles,
     }),
   );
 

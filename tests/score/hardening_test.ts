@@ -1,12 +1,11 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { readState } from "../../lib/testbed/patched.ts";
+import { patchedFiles, readState } from "../../lib/testbed/patched.ts";
 import { applySourceChanges, hasCandidate } from "../../lib/testbed/trees.ts";
 import { classifyPath } from "../../lib/testbed/paths.ts";
-import { capturePatch, takeSnapshot } from "../../lib/race/patch.ts";
+import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import { type Attempt, type Matrix, RESULTS_VERSION } from "../../lib/records.ts";
 import { evidenceOf, reviewPatch } from "../../lib/score/mod.ts";
-import { patchedFiles } from "../../lib/testbed/patched.ts";
 import { tempDir } from "../python/_shared.ts";
 
 const RULES = { packageDir: "pkg", testsDir: "pkg/tests" };

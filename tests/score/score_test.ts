@@ -1,16 +1,13 @@
 import { deepEqual, equal, match } from "node:assert/strict";
+import { join } from "node:path";
 import { examineAll } from "../../lib/examine/mod.ts";
-import { computeOracles } from "../../lib/oracle/mod.ts";
+import { judgeAll } from "../../lib/judge/mod.ts";
+import { oracleAll } from "../../lib/oracle/mod.ts";
+import { readAttempts } from "../../lib/race/mod.ts";
 import type { Oracle, Resolution } from "../../lib/records.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
-import {
-  judgeAll,
-  readResolutions,
-  scoreAll,
-  type ScoreProgress,
-  scoreTask,
-} from "../../lib/score/mod.ts";
-import { boutAttempts } from "../../lib/examine/mod.ts";
+import { readResolutions, scoreAll, scoreTask } from "../../lib/score/mod.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { tempDir } from "../python/_shared.ts";
 import { buildBout, saveAll, SCRIPTS } from "../examine/_bout.ts";
 
@@ -48,14 +45,15 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   const bout = await buildBout(dir.path);
   await saveAll(bout);
   const shared = { env: bout.env, sandbox: bout.sandbox };
-  const oracles = await computeOracles(bout.project, [bout.task], shared);
+  const oracles = (await oracleAll(bout.project, [bout.task], shared)).file;
   const oracle = oracles.oracles["issue-3"];
   equal(oracle.status, "scorable");
   deepEqual(oracle.failToPass, [F2P]);
   deepEqual(oracle.passToPass, [EVEN, EXACT, FLATTEN]);
-  await judgeAll(bout.project, await examineAll(bout.project, [bout.task], shared));
-  const events: ScoreProgress[] = [];
-  const file = await scoreAll(bout.project, [bout.task], {
+  await examineAll(bout.project, [bout.task], shared);
+  await judgeAll(bout.project, [bout.task]);
+  const events: TaskProgress<Resolution>[] = [];
+  const { file } = await scoreAll(bout.project, [bout.task], {
     ...shared,
     onProgress: (e) => events.push(e),
   });
@@ -190,7 +188,7 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   deepEqual((await readResolutions(bout.project)).resolutions["issue-3"], r);
 
   // Unchanged inputs: nothing runs again.
-  const again: ScoreProgress[] = [];
+  const again: TaskProgress<Resolution>[] = [];
   await scoreAll(bout.project, [bout.task], { ...shared, onProgress: (e) => again.push(e) });
   deepEqual(again.map((e) => e.event), ["cached"]);
   equal(events.at(-1)?.event, "done");
@@ -201,7 +199,7 @@ Deno.test("scoreTask() reports a task whose empty patch resolves, or whose gold 
   const scripts = SCRIPTS.filter((s) => s.agent === "fixer");
   const bout = await buildBout(dir.path, { scripts });
   await saveAll(bout, scripts);
-  const attempts = await boutAttempts(bout.project, bout.task.id);
+  const attempts = await readAttempts(bout.project, bout.task.id);
   const oracle = (failToPass: string[]): Oracle => ({
     task: bout.task.id,
     inputsKey: "by-hand",
@@ -212,7 +210,7 @@ Deno.test("scoreTask() reports a task whose empty patch resolves, or whose gold 
     runs: [],
     durations: {},
   });
-  const context = { env: bout.env, sandbox: bout.sandbox };
+  const context = { env: bout.env, sandbox: bout.sandbox, work: join(dir.path, "work") };
 
   // test_chunk_even passes before the fix: the empty patch "resolves" such a task.
   const easy = await scoreTask(
@@ -282,8 +280,8 @@ Deno.test("scoreTask() scores a patch that kills pytest as passing nothing, and 
   const r = await scoreTask(
     bout.project,
     bout.task,
-    { oracle, attempts: await boutAttempts(bout.project, bout.task.id) },
-    { env: bout.env, sandbox: bout.sandbox },
+    { oracle, attempts: await readAttempts(bout.project, bout.task.id) },
+    { env: bout.env, sandbox: bout.sandbox, work: join(dir.path, "work") },
   );
   equal(r.scored, true);
   equal(r.patches.fixer.outcome, "resolved");
@@ -326,8 +324,8 @@ Deno.test("scoreTask() does not blame a patch for a sandbox that could not start
   const r = await scoreTask(
     bout.project,
     bout.task,
-    { oracle, attempts: await boutAttempts(bout.project, bout.task.id) },
-    { env: bout.env, sandbox: flaky },
+    { oracle, attempts: await readAttempts(bout.project, bout.task.id) },
+    { env: bout.env, sandbox: flaky, work: join(dir.path, "work") },
   );
   equal(r.scored, false);
   match(r.reason ?? "", /Infrastructure error: .*the sandbox could not run pytest/);

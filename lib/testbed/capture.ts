@@ -14,7 +14,7 @@
 import { join } from "node:path";
 import { git } from "../git.ts";
 import type { PatchFile } from "../records.ts";
-import { classifyPath, type PathRules } from "../testbed/paths.ts";
+import { classifyPath, type PathRules } from "./paths.ts";
 
 /** Files larger than this are left out of the patch (and listed) rather than hashed into it. */
 export const MAX_CAPTURED_FILE_BYTES = 5 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { capturePatch, MAX_CAPTURED_FILE_BYTES, takeSnapshot } from "../../lib/race/patch.ts";
+import { capturePatch, MAX_CAPTURED_FILE_BYTES, takeSnapshot } from "../../lib/testbed/capture.ts";
 
 const rules = { packageDir: "src/pkg", testsDir: "tests" };
 

@@ -1,0 +1,35 @@
+/**
+ * Python and pytest, behind one door: the test environment (a uv virtual environment per project),
+ * pytest sessions in the sandbox read from JUnit XML, repeated runs, pytest's discovery rules as a
+ * project configures them, and the comparison of two versions of a test module.
+ *
+ * Everything above this floor (the testbed and the stages) imports from here, never from the
+ * files beside it.
+ *
+ * Requires what each part requires: `--allow-run` (uv, python, the sandbox), `--allow-read`,
+ * `--allow-write` (`BUGBOUT_HOME`, scratch space) and `--allow-env`.
+ *
+ * @module
+ */
+
+export {
+  type ChangedTests,
+  changedTests,
+  type ModuleVersions,
+  testOfNode,
+} from "./changed_tests.ts";
+export { type InfraCause, type PytestRun } from "./classify.ts";
+export { resolvePython, uvVersion } from "./discover.ts";
+export { ensureTestEnv, type EnvRequest, envRequest, type TestEnv, testEnvFor } from "./env.ts";
+export {
+  CONFIG_FILES,
+  DEFAULT_RULES,
+  isTestModule,
+  matchesName,
+  parseIni,
+  type PytestRules,
+  pytestRules,
+  testPathspecs,
+} from "./pytest_rules.ts";
+export { type PytestOptions, runPytest, targetFile, type TestPython } from "./pytest.ts";
+export { mergeRepeats, type RepeatedRuns } from "./repeats.ts";

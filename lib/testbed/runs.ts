@@ -1,0 +1,67 @@
+/**
+ * pytest sessions as the results files record them: one summary per session, numbered per tree,
+ * in a stable order.
+ *
+ * Pure; no permissions.
+ *
+ * @module
+ */
+
+import type { PytestRun } from "../python/mod.ts";
+import type { Outcome, RunSummary } from "../records.ts";
+
+/** Tests per outcome, for run summaries and reasons. */
+export function countOutcomes(outcomes: Record<string, Outcome>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const outcome of Object.values(outcomes)) counts[outcome] = (counts[outcome] ?? 0) + 1;
+  return counts;
+}
+
+/** A session, summarised for the results files. */
+export function summariseRun(tree: string, index: number, run: PytestRun): RunSummary {
+  return {
+    tree,
+    index,
+    status: run.status,
+    exitCode: run.exitCode,
+    durationMs: run.durationMs,
+    counts: countOutcomes(run.outcomes),
+    ...(run.message ? { message: run.message } : {}),
+  };
+}
+
+/**
+ * Collects the sessions of one task: `on(tree)` gives the callback for that tree's sessions, which
+ * numbers them, keeps their summaries and passes each to `onRun`.
+ */
+export class RunLog {
+  /** Every session so far, in the order they ended. */
+  readonly runs: RunSummary[] = [];
+  #next = new Map<string, number>();
+  #onRun?: (run: RunSummary) => void;
+
+  /** A log that also tells `onRun` of every session. */
+  constructor(onRun?: (run: RunSummary) => void) {
+    this.#onRun = onRun;
+  }
+
+  /** The callback for the sessions of `tree`. */
+  on(tree: string): (run: PytestRun) => void {
+    return (run) => {
+      const index = this.#next.get(tree) ?? 0;
+      this.#next.set(tree, index + 1);
+      const summary = summariseRun(tree, index, run);
+      this.runs.push(summary);
+      this.#onRun?.(summary);
+    };
+  }
+
+  /** The sessions sorted by tree (by `order` when given, else by name), then by number. */
+  sorted(order?: readonly string[]): RunSummary[] {
+    const rank = (tree: string) => order ? order.indexOf(tree) : 0;
+    const by = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+    return [...this.runs].sort((a, b) =>
+      rank(a.tree) - rank(b.tree) || by(a.tree, b.tree) || a.index - b.index
+    );
+  }
+}

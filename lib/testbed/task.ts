@@ -1,0 +1,97 @@
+/**
+ * What cross-examination and scoring share about one task: the pytest discovery rules of B's
+ * tree, where the package and the tests lie, every author's tests, how sessions are run, and what
+ * identifies the attempts a result was made from.
+ *
+ * Requires `--allow-run` (git, the interpreter), `--allow-read` and `--allow-write`.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { readTextIfExists } from "../fs.ts";
+import type { Project } from "../project.ts";
+import { CONFIG_FILES, type PytestRules, pytestRules, type TestEnv } from "../python/mod.ts";
+import type { BoutAttempt, Task } from "../records.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+import { authorDirs, type AuthorTests, readAuthorTests } from "./authors.ts";
+import type { PathRules } from "./paths.ts";
+import type { SessionSettings } from "./sessions.ts";
+import type { Slots } from "./slots.ts";
+
+/** The fix's test files to put in place on a tree: the test modules and their support files. */
+export function hiddenTestFiles(task: Task): string[] {
+  return [...new Set([...task.testFiles, ...(task.supportFiles ?? [])])];
+}
+
+/** What identifies a set of attempts, for the inputs keys of later stages. */
+export function attemptsFingerprint(attempts: readonly BoutAttempt[]): string[][] {
+  return attempts.map(({ attempt: a }) => [a.agent, a.role, a.inputsKey, a.status, a.startedAt]);
+}
+
+/** pytest's discovery rules in a tree (from its pytest.ini, pyproject.toml, tox.ini, setup.cfg). */
+export async function treeRules(tree: string): Promise<PytestRules> {
+  const files: Record<string, string | undefined> = {};
+  for (const name of CONFIG_FILES) files[name] = await readTextIfExists(join(tree, name));
+  return pytestRules(files);
+}
+
+/**
+ * Every author's tests at a task: each agent whose attempt finished (`patch`), in configuration
+ * order, read against B's tree `base` (only read). Directories are named from every configured
+ * agent, so they are the same in every stage.
+ */
+export async function taskAuthors(
+  project: Project,
+  attempts: readonly BoutAttempt[],
+  options: {
+    base: string;
+    python: string;
+    rules: PytestRules;
+    scratch: string;
+    signal?: AbortSignal;
+  },
+): Promise<AuthorTests[]> {
+  const dirs = authorDirs(project.agents.map((a) => a.name));
+  const authors: AuthorTests[] = [];
+  for (const { attempt, patches } of attempts) {
+    if (attempt.status !== "patch") continue;
+    authors.push(
+      await readAuthorTests({
+        agent: attempt.agent,
+        role: attempt.role,
+        dir: dirs.get(attempt.agent)!,
+        patch: patches.tests,
+        files: attempt.files,
+      }, options),
+    );
+  }
+  return authors;
+}
+
+/** Where a task's package and a project's tests lie, for classifying paths. */
+export function taskPathRules(project: Project, task: Task): PathRules {
+  return { packageDir: task.packageDir, testsDir: project.config.project.tests };
+}
+
+/** How a project's pytest sessions run for a task. */
+export function sessionSettings(
+  project: Project,
+  task: Task,
+  shared: { sandbox: Sandbox; env: TestEnv; slots: Slots; scratch: string; signal?: AbortSignal },
+): SessionSettings {
+  const c = project.config;
+  return {
+    sandbox: shared.sandbox,
+    env: shared.env,
+    pythonPath: task.pythonPath,
+    pytestArgs: c.project.pytestArgs,
+    extraEnv: c.project.env,
+    timeoutMs: c.run.testTimeout * 1000,
+    memoryMb: c.run.testMemory,
+    deny: [project.repository, project.home, project.results.path],
+    scratch: shared.scratch,
+    slots: shared.slots,
+    signal: shared.signal,
+  };
+}
