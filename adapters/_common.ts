@@ -8,6 +8,7 @@
 import { dirname, join } from "node:path";
 import type { AgentSpec, TokenUsage } from "./agent.ts";
 import { BugboutError, ConfigError } from "../lib/errors.ts";
+import { readTextIfExists, realPathIfExists } from "../lib/fs.ts";
 import { NotInstalledError, run } from "../lib/proc.ts";
 
 /** A loose JSON object, as read from an agent's output. */
@@ -18,7 +19,8 @@ export function hostPort(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
     throw new ConfigError(`Cannot read the base URL ${url}: it is not a URL.`, {
       hint: "Write it in full, for example http://127.0.0.1:8080/v1.",
     });
@@ -94,8 +96,9 @@ export function jsonLines(text: string): Json[] {
     try {
       const value = JSON.parse(trimmed);
       if (isObject(value)) out.push(value);
-    } catch {
+    } catch (error) {
       // a cut-off first line of a tail, or a log line that only looks like JSON
+      if (!(error instanceof SyntaxError)) throw error;
     }
   }
   return out;
@@ -121,24 +124,15 @@ export function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** A file's text, or undefined when it does not exist. Requires `--allow-read`. */
-export async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}
-
 /** A JSON file's value, or undefined when it is missing or not JSON. Requires `--allow-read`. */
-export async function readJson(path: string): Promise<unknown> {
-  const text = await readText(path);
+export async function readJsonIfValid(path: string): Promise<unknown> {
+  const text = await readTextIfExists(path);
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
   }
 }
 
@@ -252,9 +246,5 @@ export async function probeVersion(argv: readonly string[]): Promise<string | un
 
 /** The directory of a resolved executable (following symlinks), for version probes. */
 export async function realDir(path: string): Promise<string> {
-  try {
-    return dirname(await Deno.realPath(path));
-  } catch {
-    return dirname(path);
-  }
+  return dirname((await realPathIfExists(path)) ?? path);
 }

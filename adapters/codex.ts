@@ -31,10 +31,10 @@ import {
   num,
   obj,
   pickEnv,
-  readText,
   str,
   sumUsage,
 } from "./_common.ts";
+import { readTextIfExists } from "../lib/fs.ts";
 
 const options = z.strictObject({
   "reasoning-effort": z.enum(["minimal", "low", "medium", "high", "xhigh"]).optional(),
@@ -175,7 +175,7 @@ class Codex extends AgentBase<CodexOptions> implements CodingAgent {
         if (message) errors.push(message);
       }
     }
-    summary ??= (await readText(join(output.logdir, LAST_MESSAGE)))?.trim() || undefined;
+    summary ??= (await readTextIfExists(join(output.logdir, LAST_MESSAGE)))?.trim() || undefined;
     const succeeded = completed && failures.length === 0 && output.exitCode === 0;
     const error = succeeded ? undefined : failures.at(-1) ?? errors.at(-1);
     const quota = !succeeded && matchesAny([...failures, ...errors, output.stderr], QUOTA);

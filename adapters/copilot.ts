@@ -32,7 +32,7 @@ import {
   matchesAny,
   num,
   obj,
-  readJson,
+  readJsonIfValid,
   str,
   sumUsage,
 } from "./_common.ts";
@@ -144,7 +144,7 @@ class Copilot extends AgentBase<CopilotOptions> implements CodingAgent {
         exitCode = num(event.exitCode) ?? num(data?.exitCode);
       }
     }
-    const usage = obj(await readJson(join(output.logdir, USAGE_FILE)));
+    const usage = obj(await readJsonIfValid(join(output.logdir, USAGE_FILE)));
     const metrics = Object.values(obj(usage?.modelMetrics) ?? {}).map(obj);
     const tokens = sumUsage(metrics.map((m) => usageOf(obj(m?.usage))));
     const failed = errors.length > 0 || output.exitCode !== 0 || (exitCode ?? 0) !== 0;

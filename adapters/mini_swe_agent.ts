@@ -29,7 +29,7 @@ import {
   num,
   obj,
   probeVersion,
-  readJson,
+  readJsonIfValid,
   realDir,
   str,
   sumUsage,
@@ -161,7 +161,7 @@ class MiniSweAgent extends AgentBase<MiniSweAgentOptions> implements CodingAgent
   }
 
   async parse(output: RunOutput): Promise<AgentReport> {
-    const trajectory = obj(await readJson(join(output.logdir, TRAJECTORY)));
+    const trajectory = obj(await readJsonIfValid(join(output.logdir, TRAJECTORY)));
     const info = obj(trajectory?.info);
     const messages = (Array.isArray(trajectory?.messages) ? trajectory.messages : []).map(obj);
     const usages = messages.map((m) => usageOf(obj(obj(obj(m?.extra)?.response)?.usage)));

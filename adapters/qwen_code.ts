@@ -31,10 +31,10 @@ import {
   num,
   obj,
   pickEnv,
-  readText,
   str,
   sumUsage,
 } from "./_common.ts";
+import { readTextIfExists } from "../lib/fs.ts";
 
 const options = z.strictObject({
   "base-url": z.url().optional(),
@@ -159,7 +159,7 @@ async function debugLogs(dir: string): Promise<string[]> {
   try {
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.isFile) continue;
-      const text = await readText(join(dir, entry.name));
+      const text = await readTextIfExists(join(dir, entry.name));
       if (text) out.push(text.slice(-64 * 1024));
     }
   } catch (error) {

@@ -7,9 +7,11 @@
  * Per cell: the same trees, prepared the same way, and one pytest session per matrix cell (every
  * test row, agents' and the repository's, on every tree). Both count the sessions the sandbox
  * actually started, run up to `--jobs` sessions at a time, and time everything from building the
- * trees on. Prints both, the ratios, and how many cells the two approaches agree on.
+ * trees on. Prints both, the ratios, and how many cells the two approaches agree on; exits
+ * non-zero when they disagree on any.
  *
- * Usage: `deno run -A bench/matrix.ts [--rounds 1] [--jobs 2]`
+ * Usage: `deno run -A bench/matrix.ts [--rounds 1] [--jobs 2] [--quick]` (`--quick`: the fixer
+ * and the examiner only, without the repository's suite).
  *
  * @module
  */
@@ -33,13 +35,20 @@ import {
 } from "../lib/testbed/mod.ts";
 import type { Confinement, Sandbox } from "../lib/sandbox/types.ts";
 import { buildBout, saveAll, SCRIPTS } from "../tests/examine/_bout.ts";
+import { median } from "./_measure.ts";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "1" }, jobs: { type: "string", default: "2" } },
+  args: Deno.args,
+  options: {
+    rounds: { type: "string", default: "1" },
+    jobs: { type: "string", default: "2" },
+    quick: { type: "boolean", default: false },
+  },
 });
 const ROUNDS = Number(values.rounds);
 const JOBS = Number(values.jobs);
-const AGENTS = ["fixer", "wrong", "tester", "marker", "examiner"];
+const QUICK = values.quick;
+const AGENTS = QUICK ? ["fixer", "examiner"] : ["fixer", "wrong", "tester", "marker", "examiner"];
 
 /** The real sandbox, counting the commands it starts. */
 class CountingSandbox implements Sandbox {
@@ -59,7 +68,10 @@ class CountingSandbox implements Sandbox {
 const root = await Deno.makeTempDir({ prefix: "bugbout-bench-matrix-" });
 try {
   const scripts = SCRIPTS.filter((s) => AGENTS.includes(s.agent));
-  const bout = await buildBout(root, { scripts, settings: `\n[judge]\nrun-suite = true\n` });
+  const bout = await buildBout(root, {
+    scripts,
+    settings: `\n[judge]\nrun-suite = ${!QUICK}\n`,
+  });
   await saveAll(bout, scripts);
   const { project, task, env } = bout;
   const attempts = await readAttempts(project, task.id);
@@ -148,7 +160,6 @@ try {
     }
   }
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const matrix = ours[0].matrix;
   const bases = matrix.trees.filter((t) => t.kind === "base").length;
   const line = (label: string, sessions: number, ms: number) =>
@@ -172,6 +183,7 @@ try {
       `${(cellMs / oursMs).toFixed(1)}x less wall time`,
   );
   console.log(`cells on which both approaches agree: ${perCell[0].agree}/${perCell[0].cells}`);
+  if (perCell.some((p) => p.agree !== p.cells)) Deno.exitCode = 1;
 } finally {
   await Deno.remove(root, { recursive: true }).catch(() => {});
 }

@@ -5,10 +5,12 @@
  * reading, the oracle file written after every task), tasks in parallel up to `[run] jobs`.
  * By hand: the very same pytest command lines, in the same environment, on the same modules,
  * the same number of times, one after another with `Deno.Command`, on trees prepared beforehand
- * (their preparation is not timed). Prints the medians and the ratio; the goal is at most 1.3.
+ * (their preparation is not timed). Prints the medians and the ratio; the goal is at most 1.3,
+ * and a full run that misses it exits non-zero.
  *
- * Usage: `deno run -A bench/oracle.ts [--tasks 6] [--rounds 3] [--sandbox auto] [--jobs N]`
- * (`--jobs 1` shows the overhead per session without any parallelism).
+ * Usage: `deno run -A bench/oracle.ts [--tasks 6] [--rounds 3] [--sandbox auto] [--jobs N]
+ * [--quick]` (`--jobs 1` shows the overhead per session without any parallelism; `--quick`: one
+ * task of 5 tests, one round, the goal reported but not judged).
  *
  * @module
  */
@@ -25,27 +27,32 @@ import type { Task } from "../lib/records.ts";
 import { makeProject, makeTask } from "../tests/oracle/_fixture.ts";
 import { RepoBuilder } from "../lib/demo/repo.ts";
 import { ENVS_DIR } from "../tests/python/_shared.ts";
+import { median, printRatio } from "./_measure.ts";
 
 const { values } = parseArgs({
+  args: Deno.args,
   options: {
-    tasks: { type: "string", default: "6" },
-    rounds: { type: "string", default: "3" },
+    tasks: { type: "string" },
+    rounds: { type: "string" },
     sandbox: { type: "string", default: "auto" },
     jobs: { type: "string" },
+    quick: { type: "boolean", default: false },
   },
 });
-const TASKS = Number(values.tasks);
-const ROUNDS = Number(values.rounds);
+const quick = values.quick;
+const TASKS = Number(values.tasks ?? (quick ? 1 : 6));
+const ROUNDS = Number(values.rounds ?? (quick ? 1 : 3));
+const TESTS = quick ? 5 : 40;
 const SANDBOX = values.sandbox as "auto" | "bubblewrap" | "none";
 
-/** A module of 40 tests, a few milliseconds each; `fixed` decides whether `value()` is right. */
+/** A module of `TESTS` tests, a few milliseconds each, that pass once `value()` is fixed. */
 function testModule(i: number): string {
   return `import time
 import pytest
 from calc.m${i} import value
 
 
-@pytest.mark.parametrize("n", range(40))
+@pytest.mark.parametrize("n", range(${TESTS}))
 def test_value(n):
     time.sleep(0.003)
     assert value() == ${i}
@@ -80,12 +87,6 @@ function handArgv(junit: string, rootdir: string, targets: string[]): string[] {
   const argv = pytestArgv({ junit, rootdir, targets });
   argv.splice(argv.indexOf(PLUGIN_MODULE) - 1, 2);
   return argv;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bugbout-bench-" }));
@@ -141,7 +142,8 @@ try {
     return ms;
   };
 
-  await byHand(); // warm the page cache and the interpreter's imports
+  // Warm the page cache and the interpreter's imports (a quick run does not judge, so need not).
+  if (!quick) await byHand();
   const hand: number[] = [];
   const ours: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -151,7 +153,7 @@ try {
   const h = median(hand);
   const b = median(ours);
   console.log(
-    `ground truth, ${tasks.length} tasks x ${reruns} runs x 2 sides, 40 tests each, ` +
+    `ground truth, ${tasks.length} tasks x ${reruns} runs x 2 sides, ${TESTS} tests each, ` +
       `sandbox ${sandbox.kind}, jobs ${project.config.run.jobs}`,
   );
   console.log(
@@ -164,7 +166,7 @@ try {
       ours.map((x) => (x / 1000).toFixed(2)).join(" ")
     }`,
   );
-  console.log(`ratio bugbout / by hand: ${(b / h).toFixed(2)} (goal <= 1.30)`);
+  if (printRatio("bugbout / by hand", b / h, { atMost: 1.3, quick })) Deno.exitCode = 1;
 } finally {
   await Deno.remove(tmp, { recursive: true });
 }

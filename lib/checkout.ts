@@ -21,6 +21,7 @@ import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
 import { sweepDead } from "./pids.ts";
 import { run } from "./proc.ts";
+import { lstatIfExists, removeIfExists, statIfExists } from "./fs.ts";
 
 /** Options shared by the checkout helpers. */
 export interface CheckoutOptions {
@@ -82,7 +83,7 @@ export async function extractCommit(
       { hint: "Check that the commit exists in the repository (git cat-file -t <commit>)." },
     );
   } finally {
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    await removeIfExists(scratch);
   }
 }
 
@@ -110,7 +111,7 @@ export async function cachedTree(
       if (!(await isDirectory(path))) throw error;
     }
   } finally {
-    await Deno.remove(partial, { recursive: true }).catch(() => {});
+    await removeIfExists(partial);
   }
   return path;
 }
@@ -190,7 +191,7 @@ export async function installFiles(
     await git([...common, "read-tree", "--end-of-options", `${commit}^{tree}`], { env, signal });
     // A file may replace a directory or a symlink in B's tree: clear the way first.
     for (const path of written) {
-      const info = await Deno.lstat(join(dest, path)).catch(() => undefined);
+      const info = await lstatIfExists(join(dest, path));
       if (info && (info.isDirectory || info.isSymlink)) {
         await Deno.remove(join(dest, path), { recursive: true });
       }
@@ -202,7 +203,7 @@ export async function installFiles(
       stdin: written.map((p) => `${p}\0`).join(""),
     });
   } finally {
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    await removeIfExists(scratch);
   }
   return { written, removed };
 }
@@ -233,9 +234,5 @@ function sweepPartials(dir: string): Promise<void> {
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
+  return (await statIfExists(path))?.isDirectory ?? false;
 }

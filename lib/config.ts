@@ -14,6 +14,7 @@ import { builtinAdapters } from "../adapters/mod.ts";
 import { ConfigError } from "./errors.ts";
 import { explain, knownKeys } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
+import { statIfExists } from "./fs.ts";
 
 /** The judge's policies. */
 export const POLICIES = ["majority", "unanimous", "strict", "cross-vendor"] as const;
@@ -417,19 +418,11 @@ export async function checkPaths(config: Config, label = config.file): Promise<v
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
+  return (await statIfExists(path))?.isDirectory ?? false;
 }
 
 async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
+  return (await statIfExists(path))?.isFile ?? false;
 }
 
 /** Find and load `bugbout.toml` from `dir` (or a path to the file itself). */

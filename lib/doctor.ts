@@ -106,8 +106,9 @@ async function agentChecks(config: Config): Promise<Check[]> {
     let version: string | undefined;
     try {
       version = await agentOf(entry).version?.();
-    } catch {
-      // an agent that cannot even say its version is still found; the race will tell more
+    } catch (error) {
+      // An agent that cannot even say its version is still found; the race will tell more.
+      version = `version unknown: ${describeError(error).split("\n")[0]}`;
     }
     checks.push({ name: label, status: "ok", detail: `${path} (${version ?? "version unknown"})` });
   }

@@ -52,3 +52,8 @@ export async function readDirIfExists(path: string | URL): Promise<Deno.DirEntry
 export async function removeIfExists(path: string | URL): Promise<void> {
   await unlessMissing(() => Deno.remove(path, { recursive: true }));
 }
+
+/** `Deno.realPath`, or undefined when the path does not exist. */
+export function realPathIfExists(path: string | URL): Promise<string | undefined> {
+  return unlessMissing(() => Deno.realPath(path));
+}

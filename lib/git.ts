@@ -35,8 +35,9 @@ function userSafeDirectories(): string[] {
       stderr: "null",
     }).outputSync();
     safeDirectories = new TextDecoder().decode(out.stdout).split("\n").filter(Boolean);
-  } catch {
-    safeDirectories = [];
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    safeDirectories = []; // no git at all: every call will say so
   }
   return safeDirectories;
 }

@@ -8,6 +8,7 @@
  */
 
 import { join, relative } from "node:path";
+import { lstatIfExists, readDirIfExists, readTextIfExists } from "./fs.ts";
 
 /** What `init` found. */
 export interface Layout {
@@ -52,22 +53,11 @@ const SKIP = new Set([
 const NOT_MODULES = new Set(["setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py"]);
 
 async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return (await lstatIfExists(path)) !== undefined;
 }
 
 async function entries(dir: string): Promise<Deno.DirEntry[]> {
-  try {
-    const list: Deno.DirEntry[] = [];
-    for await (const e of Deno.readDir(dir)) list.push(e);
-    return list.sort((a, b) => a.name.localeCompare(b.name));
-  } catch {
-    return [];
-  }
+  return (await readDirIfExists(dir)).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 async function packagesIn(repo: string, dir: string): Promise<string[]> {
@@ -102,12 +92,8 @@ async function pythonFiles(root: string, dir: string, limit = 2000): Promise<str
 async function importCounts(repo: string, names: string[], testFiles: string[]) {
   const counts = new Map(names.map((n) => [n, 0]));
   for (const file of testFiles.slice(0, 500)) {
-    let text = "";
-    try {
-      text = await Deno.readTextFile(join(repo, file));
-    } catch {
-      continue;
-    }
+    const text = await readTextIfExists(join(repo, file));
+    if (text === undefined) continue;
     for (const name of names) {
       const re = new RegExp(`^\\s*(from|import)\\s+${name}\\b`, "m");
       if (re.test(text)) counts.set(name, counts.get(name)! + 1);
@@ -118,7 +104,7 @@ async function importCounts(repo: string, names: string[], testFiles: string[]) 
 
 /** Find the Python requirement a project declares. */
 export async function declaredPython(repo: string): Promise<Layout["requiresPython"]> {
-  const read = (name: string) => Deno.readTextFile(join(repo, name)).catch(() => undefined);
+  const read = (name: string) => readTextIfExists(join(repo, name));
   const pyproject = await read("pyproject.toml");
   const fromPyproject = pyproject?.match(/^\s*requires-python\s*=\s*["']([^"']+)["']/m);
   if (fromPyproject) return { spec: fromPyproject[1].trim(), from: "pyproject.toml" };

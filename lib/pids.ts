@@ -8,6 +8,7 @@
  */
 
 import { join } from "node:path";
+import { readDirIfExists } from "./fs.ts";
 
 /** True while a process with this pid exists (ours or another user's). */
 export function processExists(pid: number): boolean {
@@ -29,16 +30,10 @@ export async function sweepDead(
   pattern: RegExp,
   remove: (path: string) => Promise<void>,
 ): Promise<void> {
-  let entries: Deno.DirEntry[];
-  try {
-    entries = await Array.fromAsync(Deno.readDir(dir));
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
+  for (const entry of await readDirIfExists(dir)) {
     const pid = Number(entry.name.match(pattern)?.[1]);
     if (!pid || pid === Deno.pid || processExists(pid)) continue;
-    await remove(join(dir, entry.name)).catch(() => {});
+    await remove(join(dir, entry.name));
   }
 }
 

@@ -8,6 +8,7 @@
  */
 
 import { BugboutError } from "./errors.ts";
+import { statIfExists } from "./fs.ts";
 
 /** What a finished process left behind. */
 export interface ProcResult {
@@ -156,8 +157,9 @@ function killTree(child: Deno.ChildProcess, group: boolean) {
   try {
     if (group) Deno.kill(-child.pid, "SIGKILL");
     else child.kill("SIGKILL");
-  } catch {
-    // already gone
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+    // already gone (ESRCH), or already reaped
   }
 }
 
@@ -212,8 +214,11 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
         : options.stdin!;
       await writer.write(data);
       await writer.close();
-    } catch {
-      // the process closed stdin early; that is its business
+    } catch (error) {
+      // The process closed stdin early; that is its business.
+      if (!(error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.BadResource)) {
+        throw error;
+      }
     }
   })();
   const outTail = new Tail(maxOut);
@@ -299,7 +304,9 @@ export async function* lines(
     if (!finished) {
       try {
         child.kill("SIGKILL");
-      } catch { /* gone */ }
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
+      }
     }
     status = await child.status;
     await errDone;
@@ -322,23 +329,12 @@ export async function* lines(
 export async function which(program: string, path = Deno.env.get("PATH") ?? ""): Promise<
   string | undefined
 > {
-  if (program.includes("/")) {
-    try {
-      const info = await Deno.stat(program);
-      return info.isFile ? program : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  if (program.includes("/")) return (await statIfExists(program))?.isFile ? program : undefined;
   for (const dir of path.split(":")) {
     if (!dir) continue;
     const candidate = `${dir}/${program}`;
-    try {
-      const info = await Deno.stat(candidate);
-      if (info.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return candidate;
-    } catch {
-      // not here
-    }
+    const info = await statIfExists(candidate);
+    if (info?.isFile && info.mode !== null && (info.mode & 0o111) !== 0) return candidate;
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import { git, gitRun } from "./git.ts";
 import { inputsKey, slug } from "./hash.ts";
 import { bugboutHome } from "./home.ts";
 import { ResultsDir } from "./store.ts";
+import { removeIfExists, statIfExists } from "./fs.ts";
 
 /** The repository under test and where bugbout keeps its files for it. */
 export class Project {
@@ -68,16 +69,11 @@ export async function cloneOnce(url: string, home: string): Promise<string> {
     "repos",
     `${slug(url.replace(/^\w+:\/\//, "")).slice(-60)}-${inputsKey(url)}`,
   );
-  let present = false;
-  try {
-    present = (await Deno.stat(join(dir, "HEAD"))).isFile;
-  } catch {
-    present = false;
-  }
+  const present = (await statIfExists(join(dir, "HEAD")))?.isFile ?? false;
   try {
     if (!present) {
       const temp = `${dir}.partial-${Deno.pid}`;
-      await Deno.remove(temp, { recursive: true }).catch(() => {});
+      await removeIfExists(temp);
       await Deno.mkdir(join(home, "repos"), { recursive: true });
       await git(["clone", "--quiet", "--bare", "--", url, temp], {
         userConfig: true,

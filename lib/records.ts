@@ -369,6 +369,9 @@ export const resolutionsFileSchema = z.object({
   resolutions: z.record(z.string(), resolutionSchema),
 });
 
+/** The author name of the repository's own suite, in matrices. */
+export const REPOSITORY = "repository";
+
 /** The patches of an attempt (beside its record in `attempts/<task>/`). */
 export interface AttemptPatches {
   /** Source changes: what scoring applies. */

@@ -12,6 +12,7 @@ import { dirname, join, relative } from "node:path";
 import type { Validator } from "./validator.ts";
 import { LockedError, StoreError } from "./errors.ts";
 import { processExists } from "./pids.ts";
+import { isMissing, lstatIfExists, readTextIfExists, removeIfExists } from "./fs.ts";
 
 /** Write `data` as JSON to `path` atomically: readers see the old file or the new one, never half. */
 export async function writeJsonAtomic(path: string, data: unknown): Promise<void> {
@@ -97,11 +98,7 @@ export class ResultsDir {
   async ensure(): Promise<void> {
     await Deno.mkdir(this.path, { recursive: true });
     const ignore = join(this.path, ".gitignore");
-    try {
-      await Deno.lstat(ignore);
-    } catch {
-      await Deno.writeTextFile(ignore, "*\n");
-    }
+    if (!(await lstatIfExists(ignore))) await Deno.writeTextFile(ignore, "*\n");
   }
 
   /** Absolute path of a file inside the results directory. */
@@ -138,23 +135,14 @@ export class ResultsDir {
         await file.write(new TextEncoder().encode(me));
         file.close();
         const release = async () => {
-          try {
-            const held = JSON.parse(await Deno.readTextFile(path));
-            if (held.pid === Deno.pid) await Deno.remove(path);
-          } catch {
-            // already gone
-          }
+          const text = await readTextIfExists(path);
+          if (text !== undefined && lockHolder(text).pid === Deno.pid) await removeIfExists(path);
         };
         return { release, [Symbol.asyncDispose]: release };
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
-      let holder: { pid?: number; started?: string | null } = {};
-      try {
-        holder = JSON.parse(await Deno.readTextFile(path));
-      } catch {
-        // unreadable lock: treat as stale
-      }
+      const holder = lockHolder((await readTextIfExists(path)) ?? "");
       if (holder.pid && holder.pid !== Deno.pid && isAlive(holder.pid, holder.started ?? null)) {
         throw new LockedError(
           `Another bugbout (pid ${holder.pid}) is using ${this.display()}.`,
@@ -162,7 +150,7 @@ export class ResultsDir {
         );
       }
       // Stale: the holder is gone (killed). Take it over.
-      await Deno.remove(path).catch(() => {});
+      await removeIfExists(path);
     }
     throw new LockedError(`Cannot take the lock on ${this.display()}.`);
   }
@@ -170,11 +158,24 @@ export class ResultsDir {
 
 /** The start time of a process (field 22 of /proc/pid/stat), to tell a reused pid apart. */
 function processStart(pid: number): string | null {
+  let stat: string;
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch (error) {
+    if (isMissing(error)) return null; // gone, or no /proc (macOS)
+    throw error;
+  }
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+}
+
+/** Who holds a lock, from its file's text; a file cut short or garbled holds nobody (stale). */
+function lockHolder(text: string): { pid?: number; started?: string | null } {
+  try {
+    const held = JSON.parse(text);
+    return held && typeof held === "object" ? held : {};
+  } catch (error) {
+    if (error instanceof SyntaxError) return {};
+    throw error;
   }
 }
 

@@ -1,6 +1,8 @@
 /**
  * Argv → a typed invocation, against the command table. Unknown flags and commands become usage
- * errors that name the closest match (or the new name of a renamed flag).
+ * errors that name the closest match (or the new name of a renamed flag); so does a flag value
+ * outside the flag's choices. Each command's flags come out typed as {@linkcode FlagsOf} that
+ * command: booleans are false when absent, repeatable flags [] when absent.
  *
  * @module
  */
@@ -12,23 +14,25 @@ import {
   type CommandName,
   COMMANDS,
   type CommandSpec,
+  type FlagsOf,
+  type FlagSpec,
   GLOBAL_FLAGS,
   RENAMED_FLAGS,
 } from "./commands.ts";
 
-/** Parsed flag values by name. */
-export type Flags = Record<string, string | boolean | string[] | undefined>;
+/** A subcommand to run, with its flags typed for that subcommand. */
+export type CommandInvocation<N extends CommandName = CommandName> = {
+  [K in N]: { kind: "command"; command: K; flags: FlagsOf<K>; positionals: string[] };
+}[N];
 
 /** What the command line asked for. */
 export type Invocation =
   | { kind: "help"; command?: CommandName }
   | { kind: "version" }
-  | {
-    kind: "command";
-    command: CommandName;
-    flags: Flags;
-    positionals: string[];
-  };
+  | CommandInvocation;
+
+/** Flag values as `node:util` parseArgs gives them. */
+type RawValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** Parse argv (without the program name). Throws {@linkcode UsageError}. */
 export function parseInvocation(argv: readonly string[]): Invocation {
@@ -43,8 +47,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     throw new UsageError(`unknown option ${first}`, { hint: "Run `bugbout --help` for usage." });
   }
   const command = commandName(first);
-  const spec: CommandSpec = COMMANDS[command];
-  const options = { ...GLOBAL_FLAGS, ...spec.flags };
+  const options = flagSpecs(command);
   let parsed;
   try {
     parsed = parseArgs({
@@ -63,6 +66,7 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     throw translate(error as Error, command, Object.keys(options));
   }
   const positionals = parsed.positionals;
+  const spec: CommandSpec = COMMANDS[command];
   const allowed = spec.positionals?.length ?? 0;
   if (positionals.length > allowed) {
     throw new UsageError(
@@ -73,7 +77,38 @@ export function parseInvocation(argv: readonly string[]): Invocation {
     );
   }
   if (parsed.values.help) return { kind: "help", command };
-  return { kind: "command", command, flags: parsed.values as Flags, positionals };
+  return commandInvocation(command, parsed.values, positionals);
+}
+
+/** Every flag `command` accepts, by name. */
+function flagSpecs(command: CommandName): Record<string, FlagSpec> {
+  return { ...GLOBAL_FLAGS, ...COMMANDS[command].flags };
+}
+
+/** Normalise parsed values to `FlagsOf<N>`, checking each value against the flag's choices. */
+function commandInvocation<N extends CommandName>(
+  command: N,
+  values: RawValues,
+  positionals: string[],
+): CommandInvocation<N> {
+  const flags: Record<string, string | boolean | string[]> = {};
+  for (const [name, spec] of Object.entries(flagSpecs(command))) {
+    const value = values[name];
+    if (spec.type === "boolean") flags[name] = value === true;
+    else if (spec.multiple) flags[name] = Array.isArray(value) ? value.map(String) : [];
+    else if (typeof value === "string") flags[name] = checkChoice(command, name, spec, value);
+  }
+  // The loop gives every flag of the table the value its type in FlagsOf<N> promises; the
+  // compiler cannot follow a loop over the table's keys, hence the one cast.
+  return { kind: "command", command, flags, positionals } as CommandInvocation<N>;
+}
+
+function checkChoice(command: CommandName, name: string, spec: FlagSpec, value: string): string {
+  if (!spec.choices || spec.choices.includes(value)) return value;
+  // `report --format pdf` reads "unknown report format "pdf"".
+  throw new UsageError(`unknown ${command} ${name} ${JSON.stringify(value)}`, {
+    hint: `--${name} is one of: ${spec.choices.join(", ")}.`,
+  });
 }
 
 function commandName(word: string): CommandName {

@@ -1,6 +1,7 @@
 /**
  * The command table: every subcommand, its flags and its help text. Argv parses against this table
- * into a typed value; `main` then switches on the command name.
+ * into a typed value; `main` then switches on the command name. The flag types of each command
+ * ({@linkcode FlagsOf}) are derived from the table, so the table is their one source.
  *
  * @module
  */
@@ -15,6 +16,8 @@ export interface FlagSpec {
   multiple?: boolean;
   /** Placeholder shown in help, e.g. `FILE`. */
   value?: string;
+  /** The only values allowed (string flags only); anything else is a usage error. */
+  choices?: readonly string[];
   /** One line of help. */
   help: string;
 }
@@ -34,7 +37,7 @@ export interface CommandSpec {
 }
 
 /** Flags every subcommand accepts. */
-export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
+export const GLOBAL_FLAGS = {
   config: {
     type: "string",
     short: "c",
@@ -43,7 +46,7 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   },
   "no-color": { type: "boolean", help: "never colour the output (also: NO_COLOR=1)" },
   help: { type: "boolean", short: "h", help: "show this help" },
-};
+} as const satisfies Record<string, FlagSpec>;
 
 /** Flags that were renamed, and their new names. */
 export const RENAMED_FLAGS: Record<string, string> = {
@@ -120,6 +123,9 @@ export const COMMANDS = {
         type: "string",
         short: "f",
         value: "FORMAT",
+        // The same list as REPORT_FORMATS in lib/report/mod.ts (cli/report.ts fails to type-check
+        // if they part); spelled out so that parsing argv does not load the report renderers.
+        choices: ["terminal", "markdown", "json", "html"],
         help: "terminal, markdown, json or html",
       },
       output: {
@@ -166,3 +172,34 @@ export const COMMANDS = {
 
 /** A subcommand name. */
 export type CommandName = keyof typeof COMMANDS;
+
+/** The flag table of `name`: its own flags and the global ones. */
+export type FlagSpecsOf<N extends CommandName> =
+  & (typeof COMMANDS)[N]["flags"]
+  & typeof GLOBAL_FLAGS;
+
+/** Booleans (false when absent) and repeatable flags ([] when absent) always have a value. */
+type AlwaysSet<F> = F extends { type: "boolean" } ? true
+  : F extends { multiple: true } ? true
+  : false;
+
+/** The parsed value of one flag: a boolean, a list, one of its choices or any string. */
+type FlagValue<F> = F extends { type: "boolean" } ? boolean
+  : F extends { multiple: true } ? string[]
+  : F extends { choices: readonly (infer C extends string)[] } ? C
+  : string;
+
+/** Spell an intersection out as one object type, equal to the same type written out by hand. */
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/** Parsed flags of a flag table: booleans and lists always set, other strings optional. */
+type FlagsFrom<S> = Flatten<
+  & { -readonly [K in keyof S as AlwaysSet<S[K]> extends true ? K : never]: FlagValue<S[K]> }
+  & { -readonly [K in keyof S as AlwaysSet<S[K]> extends true ? never : K]?: FlagValue<S[K]> }
+>;
+
+/**
+ * The parsed flags of the subcommand `N`, e.g. `FlagsOf<"run">` is `{ task: string[];
+ * "tasks-only": boolean; ...; config?: string; "no-color": boolean; help: boolean }`.
+ */
+export type FlagsOf<N extends CommandName> = FlagsFrom<FlagSpecsOf<N>>;

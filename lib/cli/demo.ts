@@ -8,13 +8,13 @@ import { resolve } from "node:path";
 import { runDemo } from "../demo/mod.ts";
 import { renderTerminal } from "../report/mod.ts";
 import { palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 import { progressPrinter } from "./progress.ts";
 
 /** Run the demo bout and print its report. */
-export async function demo({ flags, io, signal }: CommandContext): Promise<number> {
+export async function demo({ flags, io, signal }: CommandContext<"demo">): Promise<number> {
   const p = palette(io.color);
-  const dir = typeof flags.dir === "string"
+  const dir = flags.dir !== undefined
     ? resolve(flags.dir)
     : await Deno.makeTempDir({ prefix: "bugbout-demo-" });
   io.err(p.bold("bugbout demo"));

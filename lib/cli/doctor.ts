@@ -8,7 +8,7 @@ import { type Check, doctor as runDoctor } from "../doctor.ts";
 import { probeSandbox } from "../sandbox/mod.ts";
 import { githubCheck } from "../mine/mod.ts";
 import { palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 
 async function sandboxCheck(setting: "auto" | "bubblewrap" | "seatbelt" | "none"): Promise<Check> {
   const probe = await probeSandbox(setting);
@@ -29,9 +29,9 @@ async function sandboxCheck(setting: "auto" | "bubblewrap" | "seatbelt" | "none"
 }
 
 /** Run the checks and print them. */
-export async function doctor({ flags, io }: CommandContext): Promise<number> {
+export async function doctor({ flags, io }: CommandContext<"doctor">): Promise<number> {
   const p = palette(io.color);
-  const report = await runDoctor(typeof flags.config === "string" ? flags.config : ".", {
+  const report = await runDoctor(flags.config ?? ".", {
     sandbox: sandboxCheck,
     github: githubCheck,
   });

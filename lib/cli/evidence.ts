@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { EvidenceRole } from "../testbed/roles.ts";
+import type { EvidenceRole } from "../testbed/mod.ts";
 import { checkEvidence, type EvidenceCheck, type EvidenceReport } from "../evidence/mod.ts";
 import type { Outcome } from "../records.ts";
 import { type Palette, palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 
 const ROLE_WORDS: Record<EvidenceRole, string> = {
   "gold-aligned": "gold-aligned: targets the bug and accepts the reference fix",
@@ -89,20 +89,18 @@ export function renderEvidence(report: EvidenceReport, p: Palette): string[] {
 
 /** Run `bugbout evidence`. */
 export async function evidence(
-  { flags, positionals, io, signal }: CommandContext,
+  { flags, positionals, io, signal }: CommandContext<"evidence">,
 ): Promise<number> {
-  const list = (value: unknown) =>
-    Array.isArray(value) ? value.map(String) : typeof value === "string" ? [value] : undefined;
   const report = await checkEvidence({
     dir: positionals[0] ?? ".",
-    base: typeof flags.base === "string" ? flags.base : undefined,
-    against: typeof flags.against === "string" ? flags.against : undefined,
-    tests: list(flags.tests),
-    config: typeof flags.config === "string" ? flags.config : undefined,
+    base: flags.base,
+    against: flags.against,
+    tests: flags.tests,
+    config: flags.config,
     onProgress: io.interactive ? (line) => io.err(palette(io.color).dim(line)) : undefined,
     signal,
   });
-  if (flags.json === true) io.out(JSON.stringify(report, null, 2));
+  if (flags.json) io.out(JSON.stringify(report, null, 2));
   else io.out(renderEvidence(report, palette(io.color)).join("\n"));
   return report.discriminating > 0 ? 0 : 1;
 }

@@ -7,12 +7,12 @@
 import { resolve } from "node:path";
 import { initProject } from "../init.ts";
 import { palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 
 /** Write bugbout.toml and say what was found. */
-export async function init({ flags, positionals, io }: CommandContext): Promise<number> {
+export async function init({ flags, positionals, io }: CommandContext<"init">): Promise<number> {
   const dir = resolve(positionals[0] ?? ".");
-  const result = await initProject(dir, { force: flags.force === true });
+  const result = await initProject(dir, { force: flags.force });
   const p = palette(io.color);
   io.out(`${p.ok("Wrote")} ${result.file}`);
   io.out(`  package:  ${result.layout.source}`);

@@ -8,47 +8,45 @@
 
 import { BugboutError, UsageError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { type Flags, parseInvocation } from "./args.ts";
+import { type CommandInvocation, parseInvocation } from "./args.ts";
 import type { CommandName } from "./commands.ts";
+import type { CliSession, Command } from "./context.ts";
 import { commandHelp, mainHelp } from "./help.ts";
 import { type Io, palette, processIo } from "./io.ts";
 
-/** What a subcommand receives. */
-export interface CommandContext {
-  /** Parsed flags. */
-  flags: Flags;
-  /** Positional arguments. */
-  positionals: string[];
-  /** Output. */
-  io: Io;
-  /** Aborts on Ctrl-C. */
-  signal: AbortSignal;
-}
+/** A loaded subcommand, bound to its flags and positionals. */
+type Bound = (session: CliSession) => Promise<number>;
 
-/** A subcommand: returns the process's exit code. */
-export type Command = (context: CommandContext) => Promise<number>;
-
-async function load(name: CommandName): Promise<Command> {
-  switch (name) {
+/** Import the module of the subcommand `invocation` names (lazily) and bind it to its flags. */
+async function load(invocation: CommandInvocation): Promise<Bound> {
+  switch (invocation.command) {
     case "init":
-      return (await import("./init.ts")).init;
+      return bind((await import("./init.ts")).init, invocation);
     case "doctor":
-      return (await import("./doctor.ts")).doctor;
+      return bind((await import("./doctor.ts")).doctor, invocation);
     case "tasks":
-      return (await import("./tasks.ts")).tasks;
+      return bind((await import("./tasks.ts")).tasks, invocation);
     case "run":
-      return (await import("./run.ts")).run;
+      return bind((await import("./run.ts")).run, invocation);
     case "report":
-      return (await import("./report.ts")).report;
+      return bind((await import("./report.ts")).report, invocation);
     case "evidence":
-      return (await import("./evidence.ts")).evidence;
+      return bind((await import("./evidence.ts")).evidence, invocation);
     case "demo":
-      return (await import("./demo.ts")).demo;
+      return bind((await import("./demo.ts")).demo, invocation);
     default: {
-      const never: never = name;
-      throw new Error(`unhandled command ${never}`);
+      const never: never = invocation;
+      throw new Error(`unhandled command ${JSON.stringify(never)}`);
     }
   }
+}
+
+function bind<N extends CommandName>(
+  command: Command<N>,
+  invocation: CommandInvocation<N>,
+): Bound {
+  return (session) =>
+    command({ ...session, flags: invocation.flags, positionals: invocation.positionals });
 }
 
 /** Run the CLI with `argv` and return the exit code. */
@@ -73,17 +71,12 @@ export async function runCli(argv: readonly string[], io?: Io): Promise<number> 
         out.out(`bugbout ${VERSION}`);
         return 0;
       case "command": {
-        const command = await load(invocation.command);
+        const command = await load(invocation);
         if (!io) {
           Deno.addSignalListener("SIGINT", onSigint);
           listening = true;
         }
-        return await command({
-          flags: invocation.flags,
-          positionals: invocation.positionals,
-          io: out,
-          signal: controller.signal,
-        });
+        return await command({ io: out, signal: controller.signal });
       }
       default: {
         const never: never = invocation;

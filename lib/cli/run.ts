@@ -8,25 +8,26 @@ import { Bout } from "../bout.ts";
 import { InterruptedError } from "../errors.ts";
 import { renderTerminal } from "../report/mod.ts";
 import { palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 import { progressPrinter } from "./progress.ts";
 
 /** Run a bout and print its report. */
-export async function run({ flags, io, signal }: CommandContext): Promise<number> {
-  const bout = await Bout.load(typeof flags.config === "string" ? flags.config : ".");
+export async function run({ flags, io, signal }: CommandContext<"run">): Promise<number> {
+  const bout = await Bout.load(flags.config ?? ".");
   const progress = progressPrinter(io);
   const p = palette(io.color);
   try {
     const report = await bout.run({
-      tasks: flags.task as string[] | undefined,
-      tasksOnly: flags["tasks-only"] === true,
-      noRace: flags["no-race"] === true,
-      retryFailed: flags["retry-failed"] === true,
+      // No --task means every task; an empty list would select none.
+      tasks: flags.task.length ? flags.task : undefined,
+      tasksOnly: flags["tasks-only"],
+      noRace: flags["no-race"],
+      retryFailed: flags["retry-failed"],
       signal,
       onEvent: progress.onEvent,
     });
     progress.stop();
-    if (flags["tasks-only"] !== true) io.out(renderTerminal(report, { color: io.color }));
+    if (!flags["tasks-only"]) io.out(renderTerminal(report, { color: io.color }));
     io.out(p.dim(`Full report: ${bout.project.results.display("report.html")} (also .md, .json)`));
     return 0;
   } catch (error) {

@@ -5,12 +5,11 @@
  * @module
  */
 
-import type { ExclusionReason } from "../mine/mod.ts";
-import { mineAll, type MineResult } from "../mine/mod.ts";
+import { type ExclusionReason, mineAll, type MineResult } from "../mine/mod.ts";
 import { Project } from "../project.ts";
 import type { TasksFile } from "../records.ts";
 import { type Palette, palette } from "./io.ts";
-import type { CommandContext } from "./main.ts";
+import type { CommandContext } from "./context.ts";
 
 /** What each exclusion reason means, in a few words. */
 export const REASON_TEXT: Record<ExclusionReason, string> = {
@@ -93,8 +92,8 @@ export function renderTasks(
 }
 
 /** Mine tasks and print them (or tasks.json with --json). */
-export async function tasks({ flags, io, signal }: CommandContext): Promise<number> {
-  const project = await Project.load(typeof flags.config === "string" ? flags.config : ".");
+export async function tasks({ flags, io, signal }: CommandContext<"tasks">): Promise<number> {
+  const project = await Project.load(flags.config ?? ".");
   const p = palette(io.color);
   let result: MineResult;
   {
@@ -102,7 +101,7 @@ export async function tasks({ flags, io, signal }: CommandContext): Promise<numb
     if (io.interactive && !flags.json) {
       io.err(p.dim(`Mining the history of ${project.repository}...`));
     }
-    result = await mineAll(project, { refresh: flags.refresh === true, signal });
+    result = await mineAll(project, { refresh: flags.refresh, signal });
   }
   if (flags.json) {
     io.out(JSON.stringify(result.file, null, 2));

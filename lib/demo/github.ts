@@ -135,7 +135,10 @@ export function startFakeGithub(options: FakeGithubOptions): FakeGithub {
     requests.push(seen);
     let body: { query?: string; variables?: Record<string, unknown> } | undefined;
     if (request.method === "POST") {
-      body = await request.json().catch(() => undefined);
+      body = await request.json().catch((error) => {
+        if (error instanceof SyntaxError) return undefined; // a body that is not JSON
+        throw error;
+      });
       if (body?.variables) seen.variables = body.variables;
     } else {
       await request.body?.cancel();

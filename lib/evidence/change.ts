@@ -12,6 +12,7 @@
 
 import { join } from "node:path";
 import { capturePatch, type FileChange, readState, takeSnapshot } from "../testbed/mod.ts";
+import { removeIfExists } from "../fs.ts";
 
 /** One changed path and which part of the change it belongs to. */
 export interface ChangedFile {
@@ -95,6 +96,6 @@ export async function workingChange(
     }
     return { files, states };
   } finally {
-    await Deno.remove(gitDir, { recursive: true }).catch(() => {});
+    await removeIfExists(gitDir);
   }
 }

@@ -47,6 +47,7 @@ import {
   treeRules,
 } from "../testbed/mod.ts";
 import { defaultTestGlobs, type WorkingChange, workingChange } from "./change.ts";
+import { ProcError } from "../proc.ts";
 
 export { defaultTestGlobs, globRegExp, matchesGlobs, workingChange } from "./change.ts";
 
@@ -185,7 +186,8 @@ async function subjectOf(options: EvidenceOptions): Promise<Subject> {
   const commitOf = async (rev: string) => {
     try {
       return await revParse(root, rev);
-    } catch {
+    } catch (error) {
+      if (!(error instanceof ProcError)) throw error;
       throw new BugboutError(`Cannot find the revision ${rev} in ${root}.`, {
         hint: "Name a commit, branch or tag of this repository.",
       });

@@ -12,7 +12,8 @@
 
 import { join } from "node:path";
 import { slug as fileSlug } from "../hash.ts";
-import { run, which } from "../proc.ts";
+import { StoreError } from "../errors.ts";
+import { NotInstalledError, run, which } from "../proc.ts";
 import { readJson, writeJsonAtomic } from "../store.ts";
 import { z } from "zod";
 import { closingReferences, ownReferences } from "./refs.ts";
@@ -47,9 +48,22 @@ export async function githubToken(
     clearEnv: true,
     timeoutMs: 10_000,
     okCodes: "any",
-  }).catch(() => undefined);
+  }).catch((error) => {
+    if (error instanceof NotInstalledError) return undefined;
+    throw error;
+  });
   const token = result?.code === 0 ? result.stdout.trim() : "";
   return token ? { token, source: "gh" } : { source: "none" };
+}
+
+/** A cached reply, or undefined when there is none or it is corrupt (it is fetched again). */
+async function readCache<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  try {
+    return await readJson(path, schema, "GitHub cache");
+  } catch (error) {
+    if (error instanceof StoreError) return undefined;
+    throw error;
+  }
 }
 
 /** GitHub's rate limit as last reported. */
@@ -245,7 +259,9 @@ export class GithubClient {
       }
       try {
         return { status: response.status, data: await response.json() };
-      } catch {
+      } catch (error) {
+        // A reply cut short or not JSON: as good as no reply.
+        this.unreachable = `${new URL(url).origin}: ${(error as Error).message}`;
         return { status: 0 };
       }
     }
@@ -256,7 +272,7 @@ export class GithubClient {
   async issue(n: number): Promise<GithubItem | undefined> {
     const cache = this.#cachePath("issues", `${n}.json`);
     if (cache && !this.options.refresh) {
-      const cached = await readJson(cache, githubItemSchema).catch(() => undefined);
+      const cached = await readCache(cache, githubItemSchema);
       if (cached) return cached;
     }
     const reply = await this.#request(
@@ -273,7 +289,7 @@ export class GithubClient {
       state: typeof data.state === "string" ? data.state : undefined,
       isPullRequest: data.pull_request !== undefined && data.pull_request !== null,
     };
-    if (cache) await writeJsonAtomic(cache, item).catch(() => {});
+    if (cache) await writeJsonAtomic(cache, item);
     return item;
   }
 
@@ -292,7 +308,7 @@ export class GithubClient {
     if (!this.options.token) return fromBody;
     const cache = this.#cachePath("pulls", `${pull.number}.closing.json`);
     if (cache && !this.options.refresh) {
-      const cached = await readJson(cache, closingSchema).catch(() => undefined);
+      const cached = await readCache(cache, closingSchema);
       if (cached) return cached.issues.length ? cached.issues : fromBody;
     }
     const [owner, name] = this.options.repository.split("/");
@@ -312,7 +328,7 @@ export class GithubClient {
     } | undefined)?.data?.repository?.pullRequest?.closingIssuesReferences?.nodes;
     if (!Array.isArray(nodes)) return fromBody;
     const issues = nodes.map((node) => node.number).filter((n) => Number.isInteger(n));
-    if (cache) await writeJsonAtomic(cache, { issues }).catch(() => {});
+    if (cache) await writeJsonAtomic(cache, { issues });
     return issues.length ? issues : fromBody;
   }
 

@@ -11,7 +11,7 @@
 import { gitLines } from "../git.ts";
 
 /** One file a change touched, relative to its first parent. */
-export interface FileChange {
+export interface PathChange {
   /** A added, M modified, D deleted, R renamed, C copied, T type changed. */
   status: "A" | "M" | "D" | "R" | "C" | "T" | "U" | "X";
   /** The path after the change (before it, for a deletion). */
@@ -31,7 +31,7 @@ export interface Change {
   /** The full message. */
   message: string;
   /** Files touched, against the first parent. */
-  files: FileChange[];
+  files: PathChange[];
 }
 
 const START = "\x1e";
@@ -76,10 +76,10 @@ export function unquotePath(path: string): string {
 }
 
 /** Parse one `--name-status` line (`M\tpath`, `R087\told\tnew`); undefined if it is not one. */
-export function parseNameStatus(line: string): FileChange | undefined {
+export function parseNameStatus(line: string): PathChange | undefined {
   const tab = line.indexOf("\t");
   if (tab < 1) return undefined;
-  const code = line[0] as FileChange["status"];
+  const code = line[0] as PathChange["status"];
   if (!"AMDRCTUX".includes(code)) return undefined;
   const rest = line.slice(tab + 1);
   if (code === "R" || code === "C") {

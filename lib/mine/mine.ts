@@ -179,8 +179,7 @@ async function mine(
   });
   const path = project.results.file(TASKS_FILE);
   if (!options.refresh) {
-    const saved = await project.results.read(TASKS_FILE, tasksFileSchema, "mined tasks")
-      .catch(() => undefined);
+    const saved = await project.results.read(TASKS_FILE, tasksFileSchema, "mined tasks");
     if (saved?.inputsKey === key) return { file: saved, cached: true, path };
   }
 

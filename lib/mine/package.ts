@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { FileChange } from "./history.ts";
+import type { PathChange } from "./history.ts";
 
 /** True when `path` belongs to the package at `dir` (a directory, or a module `x.py`). */
 export function inPackage(path: string, dir: string): boolean {
@@ -29,7 +29,7 @@ function basename(path: string): string {
  * Where the package was before a change, given where it is after it; `after` when the change did
  * not move it.
  */
-export function packageBefore(after: string, files: readonly FileChange[]): string {
+export function packageBefore(after: string, files: readonly PathChange[]): string {
   if (after.endsWith(".py")) return after;
   const init = `${after}/__init__.py`;
   const name = basename(after);
@@ -83,7 +83,7 @@ export class PackageTracker {
   }
 
   /** Step over one change: returns where the package was after it (G) and before it (B). */
-  step(files: readonly FileChange[]): { atG: string; atB: string } {
+  step(files: readonly PathChange[]): { atG: string; atB: string } {
     const atG = this.#current;
     const atB = packageBefore(atG, files);
     this.#current = atB;

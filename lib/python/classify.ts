@@ -60,8 +60,9 @@ export function parseProgress(text: string): Progress {
     let record: { k?: string; id?: string; ids?: string[]; o?: Outcome; s?: number };
     try {
       record = JSON.parse(line);
-    } catch {
-      continue;
+    } catch (error) {
+      if (error instanceof SyntaxError) continue; // a line cut short by a kill
+      throw error;
     }
     if (record.k === "collected" && Array.isArray(record.ids)) progress.collected = record.ids;
     else if (record.k === "collect-error" && record.id) progress.collectErrors.push(record.id);

@@ -10,6 +10,7 @@
 
 import { dirname, join } from "node:path";
 import { inputsKey } from "../hash.ts";
+import { readTextIfExists } from "../fs.ts";
 
 /**
  * The file that declares the project's runtime dependencies, relative to `tree`, or null: the
@@ -18,7 +19,7 @@ import { inputsKey } from "../hash.ts";
  * backend (which uv asks for the metadata), or failing all of those a `requirements.txt`.
  */
 export async function dependencyFile(tree: string, source: string): Promise<string | null> {
-  const read = (path: string) => Deno.readTextFile(join(tree, path)).catch(() => undefined);
+  const read = (path: string) => readTextIfExists(join(tree, path));
   const dirs: string[] = [];
   for (let d = dirname(source);; d = dirname(d)) {
     dirs.push(d);
@@ -46,7 +47,7 @@ export async function dependencyHash(tree: string, file: string | null): Promise
   const parts: Record<string, string | null> = {};
   for (const name of ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"]) {
     const path = dir === "." ? name : `${dir}/${name}`;
-    parts[name] = await Deno.readTextFile(join(tree, path)).catch(() => null);
+    parts[name] = (await readTextIfExists(join(tree, path))) ?? null;
   }
   return inputsKey(parts);
 }

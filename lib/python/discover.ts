@@ -9,7 +9,7 @@
 
 import { BugboutError } from "../errors.ts";
 import { declaredPython } from "../layout.ts";
-import { run } from "../proc.ts";
+import { NotInstalledError, run } from "../proc.ts";
 
 /** A Python interpreter chosen for a project. */
 export interface PythonChoice {
@@ -54,8 +54,9 @@ export async function uvVersion(): Promise<string | undefined> {
       timeoutMs: 20_000,
     });
     return result.stdout.trim().replace(/^uv\s+/, "").split(" ")[0];
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof NotInstalledError) return undefined;
+    throw error;
   }
 }
 

@@ -33,6 +33,7 @@ import { writeJsonAtomic } from "../store.ts";
 import { dependencyFile, dependencyHash } from "./dependencies.ts";
 import { type PythonChoice, resolvePython, uvEnv } from "./discover.ts";
 import type { TestPython } from "./pytest.ts";
+import { readTextIfExists, realPathIfExists, removeIfExists } from "../fs.ts";
 
 /** Bumped when the way environments are built changes, so old ones are not reused. */
 const ENV_LAYOUT = 1;
@@ -165,7 +166,7 @@ async function probe(python: string, signal?: AbortSignal): Promise<Probe> {
     });
     return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "");
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeIfExists(dir);
   }
 }
 
@@ -173,11 +174,9 @@ async function probe(python: string, signal?: AbortSignal): Promise<Probe> {
 async function realRoots(paths: readonly string[]): Promise<string[]> {
   const real: string[] = [];
   for (const p of paths) {
-    try {
-      real.push(await Deno.realPath(p));
-    } catch {
-      // a prefix that does not exist needs no mount
-    }
+    // A prefix that does not exist needs no mount.
+    const path = await realPathIfExists(p);
+    if (path) real.push(path);
   }
   const unique = [...new Set(real)];
   return unique.filter((p) => !unique.some((q) => q !== p && p.startsWith(q + "/")));
@@ -212,7 +211,7 @@ async function interpreterEnv(interpreter: string, signal?: AbortSignal): Promis
       { hint: `Install pytest for that Python, or remove interpreter from bugbout.toml.` },
     );
   }
-  const python = await Deno.realPath(interpreter).catch(() => interpreter);
+  const python = (await realPathIfExists(interpreter)) ?? interpreter;
   return {
     key: inputsKey({ python, version: info.version, pytest: info.pytest }),
     kind: "interpreter",
@@ -236,7 +235,7 @@ async function uvTestEnv(request: EnvRequest): Promise<TestEnv> {
   const file = request.installProject ? await dependencyFile(tree, request.source) : null;
   const key = inputsKey({
     layout: ENV_LAYOUT,
-    python: await Deno.realPath(choice.path).catch(() => choice.path),
+    python: (await realPathIfExists(choice.path)) ?? choice.path,
     version: choice.version,
     testDependencies: request.testDependencies,
     installProject: request.installProject,
@@ -253,8 +252,11 @@ async function uvTestEnv(request: EnvRequest): Promise<TestEnv> {
 }
 
 async function readManifest(dir: string): Promise<TestEnv | undefined> {
+  // An environment counts only once its manifest is written, last: no manifest, not built.
+  const text = await readTextIfExists(join(dir, MANIFEST));
+  if (text === undefined) return undefined;
   try {
-    const data = manifestSchema.parse(JSON.parse(await Deno.readTextFile(join(dir, MANIFEST))));
+    const data = manifestSchema.parse(JSON.parse(text));
     return {
       key: data.key,
       kind: "uv",
@@ -266,8 +268,10 @@ async function readManifest(dir: string): Promise<TestEnv | undefined> {
       pytestImports: data.pytestImports,
       dependencies: data.dependencies,
     };
-  } catch {
-    return undefined;
+  } catch (error) {
+    // A manifest of an older bugbout, or garbled: the environment is built again.
+    if (error instanceof SyntaxError || error instanceof z.ZodError) return undefined;
+    throw error;
   }
 }
 
@@ -288,11 +292,11 @@ async function lockedBuild(
     // Another process may have built it while this one waited for the lock.
     const built = await readManifest(dir);
     if (built) return built;
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeIfExists(dir);
     try {
       return await build(dir, key, choice, request, tree, file);
     } catch (error) {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      await removeIfExists(dir);
       throw error;
     }
   } finally {
@@ -362,7 +366,7 @@ async function build(
       );
     }
   } finally {
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    await removeIfExists(scratch);
   }
   const info = await probe(python, request.signal);
   if (!info.pytest) {

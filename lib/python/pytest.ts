@@ -18,6 +18,7 @@ import { InterruptedError } from "../errors.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { PLUGIN_MODULE, PLUGIN_SOURCE, PROGRESS_ENV } from "./_progress_plugin.ts";
 import { classifyRun, parseProgress, type PytestRun } from "./classify.ts";
+import { readDirIfExists, removeIfExists } from "../fs.ts";
 
 export type { InfraCause, PytestRun } from "./classify.ts";
 
@@ -101,15 +102,11 @@ export function pytestArgv(options: {
 async function treeModules(tree: string, pythonPath: readonly string[]): Promise<Set<string>> {
   const names = new Set<string>();
   for (const dir of pythonPath) {
-    try {
-      for await (const entry of Deno.readDir(join(tree, dir))) {
-        if (entry.isDirectory && /^[A-Za-z_]\w*$/.test(entry.name)) names.add(entry.name);
-        else if (entry.isFile && /^[A-Za-z_]\w*\.py$/.test(entry.name)) {
-          names.add(entry.name.slice(0, -3));
-        }
+    for (const entry of await readDirIfExists(join(tree, dir))) {
+      if (entry.isDirectory && /^[A-Za-z_]\w*$/.test(entry.name)) names.add(entry.name);
+      else if (entry.isFile && /^[A-Za-z_]\w*\.py$/.test(entry.name)) {
+        names.add(entry.name.slice(0, -3));
       }
-    } catch {
-      // a missing directory provides nothing
     }
   }
   return names;
@@ -213,6 +210,6 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       durationMs: result.durationMs,
     });
   } finally {
-    if (!options.keepRunDir) await Deno.remove(runDir, { recursive: true }).catch(() => {});
+    if (!options.keepRunDir) await removeIfExists(runDir);
   }
 }

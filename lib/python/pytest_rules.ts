@@ -8,7 +8,7 @@
  * @module
  */
 
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, TomlError } from "smol-toml";
 
 /** The discovery settings that decide what pytest collects. */
 export interface PytestRules {
@@ -176,16 +176,18 @@ export function pytestRules(files: Record<string, string | undefined>): PytestRu
       try {
         const data = parseToml(text) as { pytest?: Record<string, unknown> };
         return fromToml(data.pytest ?? {}, name);
-      } catch {
-        continue;
+      } catch (error) {
+        if (error instanceof TomlError) continue; // pytest would refuse it too
+        throw error;
       }
     }
     if (name === "pyproject.toml") {
       let data: Record<string, unknown>;
       try {
         data = parseToml(text) as Record<string, unknown>;
-      } catch {
-        continue;
+      } catch (error) {
+        if (error instanceof TomlError) continue;
+        throw error;
       }
       const pytest = (data.tool as Record<string, unknown> | undefined)?.pytest as
         | Record<string, unknown>

@@ -6,7 +6,7 @@
  */
 
 import { dirname, join } from "node:path";
-import type { CodingAgent, Invocation, Session } from "../../adapters/agent.ts";
+import type { AgentReport, CodingAgent, Invocation, Session } from "../../adapters/agent.ts";
 import { checkout, removeTree } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
 import { git } from "../git.ts";
@@ -14,12 +14,19 @@ import type { Project } from "../project.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { which } from "../proc.ts";
 import type { TestEnv } from "../python/mod.ts";
-import { type Attempt, type AttemptStatus, RESULTS_VERSION, type Task } from "../records.ts";
+import {
+  type Attempt,
+  type AttemptPatches,
+  type AttemptStatus,
+  RESULTS_VERSION,
+  type Task,
+} from "../records.ts";
 import { toolchainPaths, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { saveAttempt } from "./attempts.ts";
-import { capturePatch, takeSnapshot } from "../testbed/mod.ts";
+import { capturePatch, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
+import { readDirIfExists, statIfExists } from "../fs.ts";
 
 /** Logs kept on disk per stream; the rest is drained and counted. */
 const LOG_CAP = 32 * 1024 * 1024;
@@ -53,15 +60,11 @@ function expandHome(path: string, home: string): string {
 async function copyIn(copies: Invocation["copy"], hostHome: string) {
   for (const { from, to } of copies ?? []) {
     const source = expandHome(from, hostHome);
-    try {
-      const info = await Deno.stat(source);
-      if (!info.isFile) continue;
-      await Deno.mkdir(dirname(to), { recursive: true });
-      await Deno.copyFile(source, to);
-      await Deno.chmod(to, 0o600);
-    } catch {
-      // A missing auth file is the agent's business: it will say it is not logged in.
-    }
+    // A missing auth file is the agent's business: it will say it is not logged in.
+    if (!(await statIfExists(source))?.isFile) continue;
+    await Deno.mkdir(dirname(to), { recursive: true });
+    await Deno.copyFile(source, to);
+    await Deno.chmod(to, 0o600);
   }
 }
 
@@ -105,11 +108,10 @@ const TRANSIENT = ["state", "work", "home", "snapshot.git"];
  */
 export async function sweepAttempts(project: Project): Promise<void> {
   const top = project.cacheDir("attempts");
-  const tasks = await Array.fromAsync(Deno.readDir(top)).catch(() => []);
-  for (const task of tasks) {
+  for (const task of await readDirIfExists(top)) {
     if (!task.isDirectory) continue;
     await sweepDead(join(top, task.name), OWNED, async (attempt) => {
-      for (const part of TRANSIENT) await removeTree(join(attempt, part)).catch(() => {});
+      for (const part of TRANSIENT) await removeTree(join(attempt, part));
     });
   }
 }
@@ -128,23 +130,26 @@ async function keepPlainFiles(dir: string): Promise<void> {
   }
 }
 
-/** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
-export async function runAttempt(
-  task: Task,
-  agent: CodingAgent,
-  context: AttemptContext,
-): Promise<Attempt> {
-  const { project, env, signal } = context;
-  const config = project.config;
-  const startedAt = new Date();
-  const started = performance.now();
+/** The directories of one attempt (under the project's cache, named with this process's pid). */
+interface AttemptDirs {
+  root: string;
+  work: string;
+  log: string;
+  state: string;
+  home: string;
+  input: string;
+  snapshot: string;
+}
+
+function attemptDirs(project: Project, task: Task, agent: CodingAgent): AttemptDirs {
   // The pid in the name lets a later run sweep what a killed run left (see sweepAttempts).
   const root = project.cacheDir(
     "attempts",
     task.id,
     `${agent.name.replace(/[^\w.-]+/g, "_")}${ownedSuffix()}`,
   );
-  const dirs = {
+  return {
+    root,
     work: join(root, "work"),
     log: join(root, "log"),
     state: join(root, "state"),
@@ -152,6 +157,224 @@ export async function runAttempt(
     input: join(root, "input"),
     snapshot: join(root, "snapshot.git"),
   };
+}
+
+/** Why an attempt could not be made: bugbout's failure, not the agent's. */
+class AttemptFailure extends Error {
+  constructor(message: string, readonly after?: SandboxResult) {
+    super(message);
+  }
+}
+
+type SandboxResult = Awaited<ReturnType<Sandbox["run"]>>;
+
+/** What phase 1 prepared: the working copy, its snapshot, and the agent's command line. */
+interface Prepared {
+  session: Session;
+  invocation: Invocation;
+  snapshot: Snapshot;
+}
+
+/**
+ * Phase 1: a history-free copy of B with a one-commit repository, a snapshot to diff against,
+ * the prompt, and the agent's invocation with its files and auth copies in place.
+ */
+async function prepare(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+  dirs: AttemptDirs,
+  role: Attempt["role"],
+): Promise<Prepared> {
+  const { project, signal } = context;
+  const config = project.config;
+  try {
+    for (const dir of [dirs.log, dirs.state, dirs.home, dirs.input]) {
+      await Deno.mkdir(dir, { recursive: true });
+    }
+    await checkout(project.repository, task.parent, dirs.work, { home: project.home, signal });
+    await initWorkRepo(dirs.work);
+    const snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
+    const prompt = buildPrompt({
+      task,
+      testsDir: config.project.tests,
+      testCommand: testCommand(project),
+      role: context.role,
+    });
+    const promptFile = join(dirs.input, "prompt.md");
+    await Deno.writeTextFile(promptFile, prompt);
+    const session: Session = {
+      task: task.id,
+      prompt,
+      promptFile,
+      workdir: dirs.work,
+      logdir: dirs.log,
+      stateDir: dirs.state,
+      home: dirs.home,
+      model: agent.model,
+      timeoutSeconds: config.run.timeout,
+      role,
+      hostEnv: Deno.env.toObject(),
+      sandbox: context.sandbox,
+    };
+    const invocation = await agent.invocation(session);
+    for (const [path, content] of Object.entries(invocation.files ?? {})) {
+      await Deno.mkdir(dirname(path), { recursive: true });
+      await Deno.writeTextFile(path, content);
+    }
+    await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
+    for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
+    return { session, invocation, snapshot };
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw new AttemptFailure(`Could not prepare the attempt: ${describeError(error)}`);
+  }
+}
+
+/**
+ * Phase 2: run the agent in the sandbox, with the test environment's Python first on PATH, its
+ * toolchain readable, and the network open only to its model hosts.
+ */
+async function runAgent(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+  dirs: AttemptDirs,
+  invocation: Invocation,
+): Promise<{ result: SandboxResult; sandbox: Sandbox }> {
+  const { project, env, signal } = context;
+  // The test environment's bin comes first inside, so `python3` means the same thing here.
+  const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+  const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
+  let toolchain: string[];
+  try {
+    toolchain = await toolchainPaths(invocation.argv[0], { path: hostPath });
+  } catch (error) {
+    throw new AttemptFailure(describeError(error));
+  }
+  const inside: Record<string, string> = {
+    PATH: [dirname(env.python), dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(
+      ":",
+    ),
+    HOME: dirs.home,
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+    PYTHONPATH: join(dirs.work, task.pythonPath),
+    PYTHONDONTWRITEBYTECODE: "1",
+    ...invocation.env,
+  };
+  const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
+  const hosts = invocation.modelHosts ?? agent.modelHosts();
+  try {
+    const result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
+      workdir: dirs.work,
+      writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
+      readable: [dirs.input, ...env.readable, ...(invocation.readable ?? []), ...toolchain],
+      deny: [project.repository, project.home, project.results.path],
+      network: hosts.length ? { allow: hosts } : "none",
+      env: inside,
+      home: dirs.home,
+      timeoutMs: project.config.run.timeout * 1000,
+      stdin: invocation.stdin,
+      maxOutputBytes: 1024 * 1024,
+      stdoutLog: { path: join(dirs.log, "stdout.log"), capBytes: LOG_CAP },
+      stderrLog: { path: join(dirs.log, "stderr.log"), capBytes: LOG_CAP },
+      signal,
+    });
+    if (signal?.aborted) throw new InterruptedError();
+    return { result, sandbox };
+  } catch (error) {
+    if (signal?.aborted) throw new InterruptedError();
+    throw new AttemptFailure(`The sandbox could not run the agent: ${describeError(error)}`);
+  }
+}
+
+/**
+ * Phase 3: what the agent changed on disk and what its own output says, as an attempt record
+ * and its patches. Examiners fix nothing: their edits outside the tests are discarded.
+ */
+async function collect(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+  dirs: AttemptDirs,
+  snapshot: Snapshot,
+  result: SandboxResult,
+): Promise<{ status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches }> {
+  await keepPlainFiles(dirs.log);
+  let patch;
+  try {
+    patch = await capturePatch(snapshot, {
+      packageDir: task.packageDir,
+      testsDir: context.project.config.project.tests,
+    });
+  } catch (error) {
+    throw new AttemptFailure(
+      `Could not read what the agent changed: ${describeError(error)}`,
+      result,
+    );
+  }
+  const contestant = context.role === "contestant";
+  const files = contestant
+    ? patch.files
+    : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
+  const report = await parseOutput(agent, dirs, result);
+  const errors = [
+    report.error ?? (result.truncated ? "output over the cap was dropped" : undefined),
+    patch.skipped.length
+      ? `left out of the patch (over 5 MiB): ${patch.skipped.join(", ")}`
+      : undefined,
+  ].filter(Boolean);
+  return {
+    status: statusOf(result, files.length > 0, report.quota === true),
+    fields: {
+      exitCode: result.timedOut ? null : result.code,
+      tokens: report.tokens,
+      costUsd: report.costUsd,
+      summary: report.summary?.slice(0, TAIL),
+      error: errors.length ? errors.join("; ") : undefined,
+      logTail: tail(
+        `${result.stderr}${result.stderr && result.stdout ? "\n" : ""}${result.stdout}`,
+      ),
+      files,
+    },
+    patches: {
+      source: contestant ? patch.sourcePatch : "",
+      tests: patch.testPatch,
+      full: contestant ? patch.fullPatch : patch.testPatch,
+    },
+  };
+}
+
+/** The agent's own account of the run; a parser that fails says so instead. */
+async function parseOutput(
+  agent: CodingAgent,
+  dirs: AttemptDirs,
+  result: SandboxResult,
+): Promise<AgentReport> {
+  if (!agent.parse) return {};
+  try {
+    return await agent.parse({
+      logdir: dirs.log,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      exitCode: result.code,
+      timedOut: result.timedOut,
+    });
+  } catch (error) {
+    return { error: `Could not read the agent's output: ${describeError(error)}` };
+  }
+}
+
+/** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
+export async function runAttempt(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+): Promise<Attempt> {
+  const { project, signal } = context;
+  const started = performance.now();
+  const dirs = attemptDirs(project, task, agent);
   const base: Omit<Attempt, "status" | "durationMs" | "exitCode" | "logTail" | "files"> = {
     version: RESULTS_VERSION,
     kind: "attempt",
@@ -162,175 +385,51 @@ export async function runAttempt(
     model: agent.model,
     vendor: agent.vendor,
     inputsKey: context.inputsKey,
-    startedAt: startedAt.toISOString(),
+    startedAt: new Date().toISOString(),
     sandbox: context.sandbox.kind,
   };
-  const finish = async (attempt: Attempt, patches = { source: "", tests: "", full: "" }) => {
-    if (signal?.aborted) throw new InterruptedError();
-    await saveAttempt(project.results, attempt, patches);
-    return attempt;
+  // Auth copies and working copies never outlive the attempt; the agent's own logs stay. They
+  // go before the record is saved, so a saved attempt is one that left nothing behind.
+  const cleanUp = async () => {
+    for (const part of TRANSIENT) await removeTree(join(dirs.root, part));
   };
-  // bugbout's own failure, not the agent's: saved as such so `--retry-failed` runs it again.
-  const infraError = (
-    error: string,
-    after?: { code: number; timedOut: boolean; stdout: string; stderr: string },
-  ) =>
-    finish({
+  let attempt: Attempt;
+  let patches: AttemptPatches = { source: "", tests: "", full: "" };
+  try {
+    const prepared = await prepare(task, agent, context, dirs, base.role);
+    const { result, sandbox } = await runAgent(task, agent, context, dirs, prepared.invocation);
+    // An agent that asked to run unconfined is recorded as such, so the report can say so.
+    base.sandbox = sandbox.kind;
+    const collected = await collect(task, agent, context, dirs, prepared.snapshot, result);
+    patches = collected.patches;
+    attempt = {
+      ...base,
+      ...collected.fields,
+      status: collected.status,
+      durationMs: Math.round(performance.now() - started),
+    } as Attempt;
+  } catch (error) {
+    if (!(error instanceof AttemptFailure)) {
+      // The first failure is the one to report, whatever the clean-up then runs into.
+      await cleanUp().finally(() => {
+        throw error;
+      });
+      throw error;
+    }
+    // bugbout's own failure, not the agent's: saved as such so `--retry-failed` runs it again.
+    const after = error.after;
+    attempt = {
       ...base,
       status: "infra-error",
       durationMs: Math.round(performance.now() - started),
       exitCode: after && !after.timedOut ? after.code : null,
-      error,
+      error: error.message,
       logTail: after ? tail(`${after.stderr}\n${after.stdout}`) : "",
       files: [],
-    });
-  try {
-    for (const dir of [dirs.log, dirs.state, dirs.home, dirs.input]) {
-      await Deno.mkdir(dir, { recursive: true });
-    }
-    let invocation: Invocation;
-    let session: Session;
-    let snapshot;
-    try {
-      await checkout(project.repository, task.parent, dirs.work, { home: project.home, signal });
-      await initWorkRepo(dirs.work);
-      snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
-      const prompt = buildPrompt({
-        task,
-        testsDir: config.project.tests,
-        testCommand: testCommand(project),
-        role: context.role,
-      });
-      const promptFile = join(dirs.input, "prompt.md");
-      await Deno.writeTextFile(promptFile, prompt);
-      session = {
-        task: task.id,
-        prompt,
-        promptFile,
-        workdir: dirs.work,
-        logdir: dirs.log,
-        stateDir: dirs.state,
-        home: dirs.home,
-        model: agent.model,
-        timeoutSeconds: config.run.timeout,
-        role: base.role,
-        hostEnv: Deno.env.toObject(),
-        sandbox: context.sandbox,
-      };
-      invocation = await agent.invocation(session);
-      for (const [path, content] of Object.entries(invocation.files ?? {})) {
-        await Deno.mkdir(dirname(path), { recursive: true });
-        await Deno.writeTextFile(path, content);
-      }
-      await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
-      for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError();
-      return await infraError(`Could not prepare the attempt: ${describeError(error)}`);
-    }
-    // The test environment's bin comes first inside, so `python3` means the same thing here.
-    const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
-    const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
-    let readable: string[] = [dirs.input, ...env.readable, ...(invocation.readable ?? [])];
-    try {
-      readable = [...readable, ...await toolchainPaths(invocation.argv[0], { path: hostPath })];
-    } catch (error) {
-      return await infraError(describeError(error));
-    }
-    const inside: Record<string, string> = {
-      PATH: [dirname(env.python), dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(
-        ":",
-      ),
-      HOME: dirs.home,
-      TMPDIR: "/tmp",
-      LANG: "C.UTF-8",
-      PYTHONPATH: join(dirs.work, task.pythonPath),
-      PYTHONDONTWRITEBYTECODE: "1",
-      ...invocation.env,
     };
-    const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
-    // An agent that asked to run unconfined is recorded as such, so the report can say so.
-    base.sandbox = sandbox.kind;
-    const hosts = invocation.modelHosts ?? agent.modelHosts();
-    let result;
-    try {
-      result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
-        workdir: dirs.work,
-        writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
-        readable,
-        deny: [project.repository, project.home, project.results.path],
-        network: hosts.length ? { allow: hosts } : "none",
-        env: inside,
-        home: dirs.home,
-        timeoutMs: config.run.timeout * 1000,
-        stdin: invocation.stdin,
-        maxOutputBytes: 1024 * 1024,
-        stdoutLog: { path: join(dirs.log, "stdout.log"), capBytes: LOG_CAP },
-        stderrLog: { path: join(dirs.log, "stderr.log"), capBytes: LOG_CAP },
-        signal,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError();
-      return await infraError(`The sandbox could not run the agent: ${describeError(error)}`);
-    }
-    if (signal?.aborted) throw new InterruptedError();
-    await keepPlainFiles(dirs.log);
-    let patch;
-    try {
-      patch = await capturePatch(snapshot, {
-        packageDir: task.packageDir,
-        testsDir: config.project.tests,
-      });
-    } catch (error) {
-      return await infraError(
-        `Could not read what the agent changed: ${describeError(error)}`,
-        result,
-      );
-    }
-    // Examiners fix nothing: their edits outside the tests are discarded.
-    const files = context.role === "contestant"
-      ? patch.files
-      : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
-    const report = agent.parse
-      ? await Promise.resolve(agent.parse({
-        logdir: dirs.log,
-        stdout: result.stdout,
-        stderr: result.stderr,
-        exitCode: result.code,
-        timedOut: result.timedOut,
-      })).catch((error) => ({
-        error: `Could not read the agent's output: ${describeError(error)}`,
-      }))
-      : {};
-    const changed = files.length > 0;
-    const attempt: Attempt = {
-      ...base,
-      status: statusOf(result, changed, "quota" in report && report.quota === true),
-      durationMs: Math.round(performance.now() - started),
-      exitCode: result.timedOut ? null : result.code,
-      tokens: "tokens" in report ? report.tokens : undefined,
-      costUsd: "costUsd" in report ? report.costUsd : undefined,
-      summary: "summary" in report ? report.summary?.slice(0, TAIL) : undefined,
-      error: report.error ?? (result.truncated ? "output over the cap was dropped" : undefined),
-      logTail: tail(
-        `${result.stderr}${result.stderr && result.stdout ? "\n" : ""}${result.stdout}`,
-      ),
-      files,
-    };
-    if (patch.skipped.length) {
-      attempt.error = [
-        attempt.error,
-        `left out of the patch (over 5 MiB): ${patch.skipped.join(", ")}`,
-      ]
-        .filter(Boolean).join("; ");
-    }
-    return await finish(attempt, {
-      source: context.role === "contestant" ? patch.sourcePatch : "",
-      tests: patch.testPatch,
-      full: context.role === "contestant" ? patch.fullPatch : patch.testPatch,
-    });
-  } finally {
-    // Auth copies and working copies never outlive the attempt; the agent's own logs stay.
-    for (const part of TRANSIENT) await removeTree(join(root, part)).catch(() => {});
   }
+  await cleanUp();
+  if (signal?.aborted) throw new InterruptedError();
+  await saveAttempt(project.results, attempt, patches);
+  return attempt;
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { slug } from "../hash.ts";
 import { type Attempt, type AttemptPatches, attemptSchema } from "../records.ts";
 import { readJson, type ResultsDir, writeJsonAtomic, writeTextAtomic } from "../store.ts";
+import { readTextIfExists } from "../fs.ts";
 
 /** Paths of one attempt's files. */
 export function attemptPaths(results: ResultsDir, task: string, agent: string) {
@@ -50,7 +51,7 @@ export async function loadPatches(
   agent: string,
 ): Promise<AttemptPatches> {
   const paths = attemptPaths(results, task, agent);
-  const read = (p: string) => Deno.readTextFile(p).catch(() => "");
+  const read = async (p: string) => (await readTextIfExists(p)) ?? "";
   return {
     source: await read(paths.source),
     tests: await read(paths.tests),

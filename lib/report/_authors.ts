@@ -5,14 +5,11 @@
  * @module
  */
 
-import { agentEvidence } from "../testbed/roles.ts";
-import type { Matrix, Outcome } from "../records.ts";
+import { agentEvidence } from "../testbed/mod.ts";
+import { type Matrix, type Outcome, REPOSITORY } from "../records.ts";
 import { separation, type SeparationSample } from "./stats.ts";
 import type { EvidenceRow, SeparationRow } from "./types.ts";
 import { type Context, outcomeOf } from "./_context.ts";
-
-/** The author name of the repository's own suite in matrices. */
-export const REPOSITORY = "repository";
 
 /** The ids of a matrix's runs of the unfixed tree. */
 export function baseTrees(matrix: Matrix): string[] {

@@ -6,9 +6,10 @@
  */
 
 import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
-import type { EvidenceRole } from "../testbed/roles.ts";
+import type { EvidenceRole } from "../testbed/mod.ts";
 import { formatP } from "./stats.ts";
 import type { Report, SectionId } from "./types.ts";
+import { plural } from "../words.ts";
 
 /** Shown where a value is unknown. */
 export const NONE = "—";
@@ -156,11 +157,6 @@ export function matrixSummary(matrix: NonNullable<Report["tasks"][number]["matri
     `${a.author} ${a.tests} (${a.reproducing} reproducing)`
   );
   return `${matrix.tests} tests × ${matrix.trees.length} trees; ${authors.join(", ")}`;
-}
-
-/** "1 task", "2 tasks". */
-export function plural(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : nouns}`;
 }
 
 /** The discovery funnel in a sentence. */

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { COMPARABLE_ROLES, type ComparableRole } from "../testbed/roles.ts";
+import { COMPARABLE_ROLES, type ComparableRole } from "../testbed/mod.ts";
 import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
 import {
   cap,

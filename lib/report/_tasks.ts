@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Matrix } from "../records.ts";
+import { type Matrix, REPOSITORY } from "../records.ts";
 import {
   type Discovery,
   MATRIX_ROW_CAP,
@@ -13,7 +13,7 @@ import {
   type TaskRow,
 } from "./types.ts";
 import { attempted, attemptOf, type Context, outcomeOf } from "./_context.ts";
-import { REPOSITORY, reproduces, unstableOnB } from "./_authors.ts";
+import { reproduces, unstableOnB } from "./_authors.ts";
 
 /** From history to scored tasks: what was examined, left out, unscorable or broken, and why. */
 export function discovery(ctx: Context): Discovery {

@@ -12,7 +12,6 @@ import {
   duration,
   NONE,
   pickText,
-  plural,
   reportSubtitle,
   reportTitle,
   SECTION_LEADS,
@@ -39,6 +38,7 @@ import {
 } from "./_html_parts.ts";
 import { type ReportTables, reportTables } from "./_tables.ts";
 import { type Report, SECTION_TITLES, type SectionId, type TaskRow } from "./types.ts";
+import { plural } from "../words.ts";
 
 export { escapeHtml } from "./_svg.ts";
 

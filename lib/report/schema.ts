@@ -10,7 +10,7 @@
 
 import { z } from "zod";
 import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../records.ts";
-import { COMPARABLE_ROLES } from "../testbed/roles.ts";
+import { COMPARABLE_ROLES } from "../testbed/mod.ts";
 import { MATRIX_ROW_CAP, type Report, REPORT_VERSION } from "./types.ts";
 
 const count = z.int().nonnegative();

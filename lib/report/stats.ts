@@ -9,6 +9,7 @@
  */
 
 import type { Outcome } from "../records.ts";
+import { plural } from "../words.ts";
 
 /** The normal quantile for a two-sided 95% interval. */
 export const Z95 = 1.959964;
@@ -298,10 +299,6 @@ export function separation(samples: readonly SeparationSample[]): Separation[] {
       balancedAccuracy: tpr !== null && tnr !== null ? (tpr + tnr) / 2 : null,
     };
   });
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function countOrNone(n: number, noun: string): string {

@@ -10,7 +10,7 @@
  */
 
 import type { AttemptStatus, Outcome, ResolutionOutcome } from "../records.ts";
-import type { AgentEvidence } from "../testbed/roles.ts";
+import type { AgentEvidence } from "../testbed/mod.ts";
 import type { Interval, PairedComparison, Separation } from "./stats.ts";
 
 export {
@@ -27,7 +27,7 @@ export {
   COMPARABLE_ROLES,
   type ComparableRole,
   type EvidenceRole,
-} from "../testbed/roles.ts";
+} from "../testbed/mod.ts";
 export type { Interval, PairedComparison, Separation } from "./stats.ts";
 
 /** Version of the report's shape; bumped when a field changes incompatibly. */

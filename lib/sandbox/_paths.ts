@@ -6,6 +6,7 @@
 
 import { isAbsolute } from "node:path";
 import { BugboutError } from "../errors.ts";
+import { realPathIfExists } from "../fs.ts";
 
 /** True when `path` is `parent` or lies inside it (both absolute and normalised). */
 export function isWithin(path: string, parent: string): boolean {
@@ -42,12 +43,8 @@ export async function mustResolve(path: string, what: string): Promise<string> {
 }
 
 /** The real path of `path`, or undefined when it does not exist. */
-export async function resolveIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.realPath(path);
-  } catch {
-    return undefined;
-  }
+export function resolveIfExists(path: string): Promise<string | undefined> {
+  return realPathIfExists(path);
 }
 
 /** Drop duplicates and paths that lie inside another path of the list; keeps first-seen order. */

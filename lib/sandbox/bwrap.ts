@@ -28,6 +28,7 @@ import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
 import { depth, isWithin, mustResolve, resolveIfExists } from "./_paths.ts";
 import { formatTarget, isLoopback, parseTarget, startProxy } from "./proxy.ts";
 import type { Confinement, Sandbox } from "./types.ts";
+import { lstatIfExists, removeIfExists } from "../fs.ts";
 
 /** `HOME` inside when the confinement names none: an empty private tmpfs. */
 export const DEFAULT_HOME = "/home/bugbout";
@@ -101,13 +102,9 @@ export async function planMounts(c: Confinement, extras: PlanExtras = {}): Promi
   const tmpfsBytes = Math.round((c.tmpfsMb ?? DEFAULT_TMPFS_MB) * 1024 * 1024);
   const system: Mount[] = SYSTEM_ROOTS.map((path) => ({ op: "ro", path }));
   for (const path of SYSTEM_LINKS) {
-    try {
-      const info = await Deno.lstat(path);
-      if (info.isSymlink) system.push({ op: "symlink", path, target: await Deno.readLink(path) });
-      else if (info.isDirectory) system.push({ op: "ro", path });
-    } catch {
-      // not on this host
-    }
+    const info = await lstatIfExists(path);
+    if (info?.isSymlink) system.push({ op: "symlink", path, target: await Deno.readLink(path) });
+    else if (info?.isDirectory) system.push({ op: "ro", path });
   }
   system.push({ op: "ro-try", path: "/opt" }, { op: "dev" }, { op: "proc" });
 
@@ -311,7 +308,7 @@ export class BubblewrapSandbox implements Sandbox {
       const args = bwrapArgs(plan, bridged, { sizedTmpfs: this.#sized });
       return await this.#spawn(args, plan, c, BRIDGE_ENV);
     } finally {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      await removeIfExists(dir);
     }
   }
 

@@ -12,6 +12,7 @@ import { run, type RunOptions, which } from "../proc.ts";
 import { UNCONFINED } from "./none.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxKind } from "./types.ts";
+import { readTextIfExists, statIfExists } from "../fs.ts";
 
 /** What {@linkcode probeSandbox} found. */
 export interface SandboxProbe {
@@ -53,21 +54,12 @@ const ESCAPE_HATCH = 'Or set `sandbox = "none"` under [run] in bugbout.toml to r
   "(agents can then read the fix).";
 
 async function readSwitch(path: string): Promise<string | undefined> {
-  try {
-    return (await Deno.readTextFile(path)).trim();
-  } catch {
-    return undefined;
-  }
+  return (await readTextIfExists(path))?.trim();
 }
 
 async function inContainer(): Promise<boolean> {
   for (const marker of ["/.dockerenv", "/run/.containerenv"]) {
-    try {
-      await Deno.stat(marker);
-      return true;
-    } catch {
-      // not this one
-    }
+    if (await statIfExists(marker)) return true;
   }
   const cgroup = await readSwitch("/proc/1/cgroup");
   return /docker|kubepods|containerd|lxc|podman/.test(cgroup ?? "");

@@ -12,6 +12,7 @@
  */
 
 import { BugboutError } from "../errors.ts";
+import { removeIfExists } from "../fs.ts";
 
 /** One `host:port` pair the proxy lets through. */
 export interface ProxyTarget {
@@ -128,8 +129,8 @@ async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
 function closeQuietly(conn: Deno.Conn | undefined) {
   try {
     conn?.close();
-  } catch {
-    // already closed
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BadResource)) throw error; // already closed
   }
 }
 
@@ -314,14 +315,14 @@ export function startProxy(options: ProxyOptions): ProxyServer {
       stop.abort();
       try {
         listener.close();
-      } catch {
-        // already closed
+      } catch (error) {
+        if (!(error instanceof Deno.errors.BadResource)) throw error; // already closed
       }
       await accepting;
       for (const conn of open) closeQuietly(conn);
       await Promise.all([...handlers]);
       if ("unix" in options.listen) {
-        await Deno.remove(options.listen.unix).catch(() => {});
+        await removeIfExists(options.listen.unix);
       }
     })();
     return closed;

@@ -21,6 +21,7 @@ import { mustResolve, outermost, resolveIfExists } from "./_paths.ts";
 import { withMemoryCap } from "./bwrap.ts";
 import { isLoopback, type ProxyServer, startProxy } from "./proxy.ts";
 import type { Confinement, Sandbox } from "./types.ts";
+import { readDirIfExists, removeIfExists } from "../fs.ts";
 
 /** Where macOS keeps `sandbox-exec`. */
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -123,12 +124,8 @@ export function seatbeltProfile(policy: SeatbeltPolicy): string {
 /** The home directory's dot-entries and `~/Library`: where agents keep transcripts and keys. */
 export async function homeSecrets(home: string): Promise<string[]> {
   const out: string[] = [];
-  try {
-    for await (const entry of Deno.readDir(home)) {
-      if (entry.name.startsWith(".") || entry.name === "Library") out.push(join(home, entry.name));
-    }
-  } catch {
-    // no readable home: nothing to add
+  for (const entry of await readDirIfExists(home)) {
+    if (entry.name.startsWith(".") || entry.name === "Library") out.push(join(home, entry.name));
   }
   return out.sort();
 }
@@ -184,7 +181,7 @@ export class SeatbeltSandbox implements Sandbox {
       });
     } finally {
       await proxy?.close();
-      await Deno.remove(tmpdir, { recursive: true }).catch(() => {});
+      await removeIfExists(tmpdir);
     }
   }
 }

@@ -12,6 +12,7 @@
 import { basename, dirname, join } from "node:path";
 import { NotInstalledError, run, which } from "../proc.ts";
 import { outermost, resolveIfExists } from "./_paths.ts";
+import { isMissing, readTextIfExists } from "../fs.ts";
 
 /** Options for {@linkcode toolchainPaths}. */
 export interface ToolchainOptions {
@@ -78,7 +79,8 @@ async function pythonPrefixes(python: string): Promise<string[]> {
   let paths: unknown;
   try {
     paths = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "");
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     return [];
   }
   if (!Array.isArray(paths)) return [];
@@ -105,13 +107,15 @@ async function nodePackage(real: string): Promise<string[] | undefined> {
   const pkg = parts.slice(0, end).join("/");
   const modules = parts.slice(0, at + 1).join("/");
   let hoisted = false;
+  const text = await readTextIfExists(join(pkg, "package.json"));
   try {
-    const manifest = JSON.parse(await Deno.readTextFile(join(pkg, "package.json")));
+    // No manifest, or one that is not JSON: the package directory alone.
+    const manifest = text === undefined ? {} : JSON.parse(text);
     const deps = { ...manifest.dependencies, ...manifest.optionalDependencies };
     const nested = await resolveIfExists(join(pkg, "node_modules"));
     hoisted = Object.keys(deps).length > 0 && !nested;
-  } catch {
-    // no readable manifest: the package directory alone
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
   }
   return hoisted ? [modules] : [pkg];
 }
@@ -124,8 +128,9 @@ async function shebang(file: string, path: string): Promise<string | undefined> 
     const buf = new Uint8Array(256);
     const n = await f.read(buf);
     head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
   }
   if (!head.startsWith("#!")) return undefined;
   const words = head.slice(2).split("\n")[0].trim().split(/\s+/);

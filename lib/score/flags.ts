@@ -17,7 +17,7 @@
  * @module
  */
 
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, TomlError } from "smol-toml";
 import { canonicalJson } from "../hash.ts";
 import { parseIni } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
@@ -62,8 +62,9 @@ export function pytestSection(name: string, text: string | undefined): string | 
     try {
       const data = parseToml(text) as { tool?: { pytest?: unknown } };
       return data.tool?.pytest === undefined ? undefined : canonicalJson(data.tool.pytest);
-    } catch {
-      return `unparsable:${text}`;
+    } catch (error) {
+      if (error instanceof TomlError) return `unparsable:${text}`;
+      throw error;
     }
   }
   const section = parseIni(text).get(name === "setup.cfg" ? "tool:pytest" : "pytest");

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { git } from "../git.ts";
 import type { PatchFile } from "../records.ts";
 import { classifyPath, type PathRules } from "./paths.ts";
+import { isMissing } from "../fs.ts";
 
 /** Files larger than this are left out of the patch (and listed) rather than hashed into it. */
 export const MAX_CAPTURED_FILE_BYTES = 5 * 1024 * 1024;
@@ -116,7 +117,8 @@ export async function capturePatch(snapshot: Snapshot, rules: PathRules): Promis
   let found: Survey = { large: [], nested: [] };
   try {
     found = await survey(snapshot.workdir);
-  } catch {
+  } catch (error) {
+    if (!isMissing(error)) throw error;
     // The agent deleted the working copy itself: everything tracked is deleted.
     await Deno.mkdir(snapshot.workdir, { recursive: true });
   }

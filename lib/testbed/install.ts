@@ -11,12 +11,10 @@
  */
 
 import { join } from "node:path";
+import { REPOSITORY } from "../records.ts";
 import { targetFile, testOfNode } from "../python/mod.ts";
 import { type AuthorModule, type AuthorTests, siblingDirs, siblingPath } from "./authors.ts";
 import { type FileState, writeState } from "./patched.ts";
-
-/** The author name of the repository's own suite. */
-export const REPOSITORY = "repository";
 
 /** One author's targets in one pytest session. */
 export interface TestGroup {

@@ -40,7 +40,6 @@ export {
   authorGroup,
   installBeside,
   installInPlace,
-  REPOSITORY,
   suiteGroup,
   type TestGroup,
 } from "./install.ts";

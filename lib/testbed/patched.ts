@@ -14,6 +14,7 @@
 import { dirname, join } from "node:path";
 import { BugboutError } from "../errors.ts";
 import { gitRun } from "../git.ts";
+import { lstatIfExists, removeIfExists } from "../fs.ts";
 
 /** One path of a tree: a regular file, a symbolic link, or nothing. */
 export type FileState =
@@ -74,7 +75,7 @@ export async function readState(tree: string, path: string): Promise<FileState> 
 /** Put a path into a tree as `state` says (an absent state removes it). */
 export async function writeState(tree: string, path: string, state: FileState): Promise<void> {
   const full = join(tree, checkPath(path));
-  const existing = await Deno.lstat(full).catch(() => undefined);
+  const existing = await lstatIfExists(full);
   if (existing && (existing.isDirectory || existing.isSymlink || state.kind !== "file")) {
     await Deno.remove(full, { recursive: true });
   }
@@ -93,8 +94,9 @@ export function stateText(state: FileState): string | undefined {
   if (state.kind !== "file") return undefined;
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(state.data);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof TypeError) return undefined; // not UTF-8
+    throw error;
   }
 }
 
@@ -171,6 +173,6 @@ export async function patchedFiles(
     }
     return changes;
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeIfExists(dir);
   }
 }

@@ -1,17 +1,17 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sortFiles } from "../../lib/mine/classify.ts";
-import type { FileChange } from "../../lib/mine/history.ts";
+import type { PathChange } from "../../lib/mine/history.ts";
 import { pythonPathFor } from "../../lib/layout.ts";
 import { inPackage, packageBefore, PackageTracker } from "../../lib/mine/package.ts";
 import { DEFAULT_RULES } from "../../lib/python/pytest_rules.ts";
 
-const R = (oldPath: string, path: string): FileChange => ({ status: "R", oldPath, path });
-const A = (path: string): FileChange => ({ status: "A", path });
-const D = (path: string): FileChange => ({ status: "D", path });
-const M = (path: string): FileChange => ({ status: "M", path });
+const R = (oldPath: string, path: string): PathChange => ({ status: "R", oldPath, path });
+const A = (path: string): PathChange => ({ status: "A", path });
+const D = (path: string): PathChange => ({ status: "D", path });
+const M = (path: string): PathChange => ({ status: "M", path });
 
 Deno.test("packageBefore follows a package back through the moves that made it", () => {
-  const cases: [string, string, FileChange[], string][] = [
+  const cases: [string, string, PathChange[], string][] = [
     ["pkg/ to src/pkg/", "src/pkg", [
       R("pkg/__init__.py", "src/pkg/__init__.py"),
       R("pkg/a.py", "src/pkg/a.py"),

@@ -93,14 +93,12 @@ Deno.test("groundTruth() explains why a task is unscorable or an infrastructure 
   deepEqual(bOnly.failToPass, ["t.py::a"]);
 });
 
-Deno.test("mergeRepeats() stays fast with tens of thousands of test ids", () => {
+// How fast this size goes is a claim of bench/ground_truth.ts, never of this test.
+Deno.test("mergeRepeats() and groundTruth() handle tens of thousands of test ids", () => {
   const outcomes: Record<string, Outcome> = {};
   for (let i = 0; i < 60_000; i++) outcomes[`tests/test_big.py::test_p[${i}]`] = "passed";
-  const started = performance.now();
   const b = twice({});
   const g = twice(outcomes);
   const truth = groundTruth(b, g);
   equal(truth.failToPass.length, 60_000);
-  const ms = performance.now() - started;
-  equal(ms < 2000, true, `took ${ms}ms`);
 });

@@ -30,7 +30,7 @@ async function buildHistory(dir: string) {
         "def halve(n):\n    while n != 1:\n        n = n // 2 if n % 2 == 0 else n\n" +
         "    return True\n",
       "calc/memory.py": "def repeat(s, n):\n    out = []\n    while n <= 0 or len(out) < n:\n" +
-        "        out.append(s * 1000000)\n        if len(out) == n:\n            break\n" +
+        "        out.append(s * 10000000)\n        if len(out) == n:\n            break\n" +
         "    return out\n",
       "tests/test_arith.py": "from calc.arith import mul\n\n\ndef test_mul():\n" +
         "    assert mul(2, 3) == 6\n",
@@ -110,7 +110,7 @@ def test_flaky():
   const fixMemory = repo.commit({
     message: "Fix repeat eating memory for n=0 (#6)",
     files: {
-      "calc/memory.py": "def repeat(s, n):\n    return [s * 1000000 for _ in range(max(n, 0))]\n",
+      "calc/memory.py": "def repeat(s, n):\n    return [s * 10000000 for _ in range(max(n, 0))]\n",
       "tests/test_memory.py": "from calc.memory import repeat\n\n\ndef test_some():\n" +
         "    assert len(repeat('x', 2)) == 2\n\n\ndef test_none():\n" +
         "    assert repeat('x', 0) == []\n",
@@ -163,8 +163,10 @@ function computeAll(kind: "bubblewrap" | "none"): Promise<Outcome> {
       const project = await makeProject(join(tmp, "root"), join(tmp, "repo"), join(tmp, "home"), {
         sandbox: kind,
         jobs: 2,
-        testTimeout: 6,
-        testMemory: 1024,
+        // Long enough for every healthy session on a busy machine; the loop task waits it out.
+        testTimeout: 15,
+        // Small, so the memory blow-up reaches the cap in a few large steps even when busy.
+        testMemory: 512,
       });
       const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
       const events: TaskProgress<Oracle>[] = [];

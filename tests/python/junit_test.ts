@@ -124,7 +124,8 @@ Deno.test("NodeIdResolver maps cases back exactly when it knows the collected id
   );
 });
 
-Deno.test("parseJunit() and outcomesOf() read 60,000 test cases quickly", () => {
+// How fast this size goes is a claim of bench/junit.ts, never of this test.
+Deno.test("parseJunit() and outcomesOf() read 60,000 test cases, every one under its node id", () => {
   const cases = [];
   for (let i = 0; i < 60_000; i++) {
     cases.push(
@@ -134,10 +135,7 @@ Deno.test("parseJunit() and outcomesOf() read 60,000 test cases quickly", () => 
   }
   const xml = `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" ` +
     `errors="0" failures="0" skipped="0" tests="60000">${cases.join("")}</testsuite></testsuites>`;
-  const started = performance.now();
   const { outcomes } = outcomesOf(parseJunit(xml), new NodeIdResolver([], ["tests/test_big.py"]));
-  const ms = performance.now() - started;
   equal(Object.keys(outcomes).length, 60_000);
   equal(outcomes["tests/test_big.py::test_p[59999]"], "passed");
-  equal(ms < 3000, true, `took ${ms}ms`);
 });

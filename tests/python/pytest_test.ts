@@ -139,7 +139,7 @@ class TestOuter:
       "tests/test_loop.py": "def test_first():\n    pass\n\n" +
         "def test_loop():\n    while True:\n        pass\n\n" +
         "def test_after():\n    pass\n",
-    }, { targets: ["tests/test_loop.py"], timeoutMs: 5000 });
+    }, { targets: ["tests/test_loop.py"], timeoutMs: 15_000 });
     equal(run.status, "timeout");
     deepEqual(run.outcomes, {
       "tests/test_loop.py::test_first": "passed",

@@ -12,7 +12,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { cachedTreePath } from "../../lib/checkout.ts";
 import type { CodingAgent } from "../../adapters/agent.ts";
-import { readText } from "../../adapters/_common.ts";
+import { readTextIfExists as readText } from "../../lib/fs.ts";
 import type { RaceProgress, Racer } from "../../lib/race/mod.ts";
 import {
   CRASH_SH,
@@ -207,7 +207,7 @@ Deno.test("a race of scripted agents in bubblewrap: every attempt is what it did
   await t.step("every agent ran once and none failed to be attempted", () => {
     equal(summary.ran, agents.length, JSON.stringify(summary));
     deepEqual(summary.failures, []);
-    ok(seconds < 60, `the race took ${seconds.toFixed(1)}s`);
+    // How long a race takes is a claim of bench/race.ts; the last step checks the lanes overlap.
   });
 
   await t.step("the fixer's patch is the real fix in source and its test in tests", async () => {
