@@ -9,9 +9,11 @@ import { dirname, resolve } from "node:path";
 import { agentOf, type Config } from "./config.ts";
 import { describeError } from "./errors.ts";
 import { defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
+import { githubAccess } from "./mine/mod.ts";
 import { Project } from "./project.ts";
 import { which } from "./proc.ts";
 import { resolvePython, uvVersion } from "./python/mod.ts";
+import { probeSandbox } from "./sandbox/mod.ts";
 
 /** The result of one check. */
 export interface Check {
@@ -33,12 +35,37 @@ export interface DoctorReport {
   ok: boolean;
 }
 
-/** Hooks for the checks that live in other modules (so doctor can be tested piece by piece). */
-export interface DoctorHooks {
-  /** The sandbox probe. */
-  sandbox?: (setting: Config["run"]["sandbox"]) => Promise<Check>;
-  /** GitHub access. */
-  github?: (project: Project) => Promise<Check>;
+/** The sandbox as one check: a real probe of the configured sandbox. */
+async function sandboxCheck(setting: Config["run"]["sandbox"]): Promise<Check> {
+  const probe = await probeSandbox(setting);
+  if (probe.kind === "none") {
+    return {
+      name: "sandbox",
+      status: "warn",
+      detail: `sandbox = "none": agents and tests run unconfined and could read the fix`,
+      fix: 'Remove `sandbox = "none"` from [run] to confine them (bubblewrap on Linux).',
+    };
+  }
+  return {
+    name: "sandbox",
+    status: probe.ok ? "ok" : "fail",
+    detail: probe.detail,
+    fix: probe.fix,
+  };
+}
+
+/**
+ * GitHub access for issue texts, as one check. Missing access never stops a bout (problem
+ * statements then come from commit titles), so it is a warning at worst.
+ */
+async function githubCheck(project: Project): Promise<Check> {
+  const access = await githubAccess(project);
+  return {
+    name: "github",
+    status: access.ok ? "ok" : "warn",
+    detail: access.detail,
+    ...(access.fix && !access.ok ? { fix: access.fix } : {}),
+  };
 }
 
 async function gitCheck(dir: string): Promise<Check> {
@@ -124,7 +151,7 @@ async function agentChecks(config: Config): Promise<Check[]> {
 }
 
 /** Run every check for the project whose bugbout.toml is at `path`. */
-export async function doctor(path = ".", hooks: DoctorHooks = {}): Promise<DoctorReport> {
+export async function runDoctor(path = "."): Promise<DoctorReport> {
   const checks: Check[] = [];
   let project: Project | undefined;
   let configError: string | undefined;
@@ -182,10 +209,10 @@ export async function doctor(path = ".", hooks: DoctorHooks = {}): Promise<Docto
     }
   }
   const setting = project?.config.run.sandbox ?? "auto";
-  if (hooks.sandbox) checks.push(await hooks.sandbox(setting));
+  checks.push(await sandboxCheck(setting));
   if (project) {
     checks.push(...await agentChecks(project.config));
-    if (hooks.github) checks.push(await hooks.github(project));
+    checks.push(await githubCheck(project));
   }
   return { checks, ok: checks.every((c) => c.status !== "fail") };
 }

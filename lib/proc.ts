@@ -301,13 +301,7 @@ export async function* lines(
     if (rest) yield rest;
     finished = true;
   } finally {
-    if (!finished) {
-      try {
-        child.kill("SIGKILL");
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound || error instanceof TypeError)) throw error;
-      }
-    }
+    if (!finished) killTree(child, false);
     status = await child.status;
     await errDone;
   }

@@ -17,3 +17,12 @@ export function tally(values: readonly string[]): string {
   for (const v of values) map.set(v, (map.get(v) ?? 0) + 1);
   return [...map].map(([k, n]) => `${n} ${k}`).join(", ");
 }
+
+/** A duration in a few characters: "0.4s", "45s", "4m 05s", "1h 02m". */
+export function elapsed(ms: number): string {
+  if (ms < 9_950) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}

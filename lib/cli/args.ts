@@ -26,7 +26,7 @@ export type CommandInvocation<N extends CommandName = CommandName> = {
 }[N];
 
 /** What the command line asked for. */
-export type Invocation =
+export type CliInvocation =
   | { kind: "help"; command?: CommandName }
   | { kind: "version" }
   | CommandInvocation;
@@ -35,7 +35,7 @@ export type Invocation =
 type RawValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** Parse argv (without the program name). Throws {@linkcode UsageError}. */
-export function parseInvocation(argv: readonly string[]): Invocation {
+export function parseInvocation(argv: readonly string[]): CliInvocation {
   const [first, ...rest] = argv;
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     const topic = first === "help" ? rest[0] : undefined;

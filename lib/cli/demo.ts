@@ -7,12 +7,12 @@
 import { resolve } from "node:path";
 import { runDemo } from "../demo/mod.ts";
 import { renderTerminal } from "../report/mod.ts";
-import { palette } from "./io.ts";
+import { palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 import { progressPrinter } from "./progress.ts";
 
 /** Run the demo bout and print its report. */
-export async function demo({ flags, io, signal }: CommandContext<"demo">): Promise<number> {
+export async function demoCommand({ flags, io, signal }: CommandContext<"demo">): Promise<number> {
   const p = palette(io.color);
   const dir = flags.dir !== undefined
     ? resolve(flags.dir)

@@ -10,7 +10,7 @@
 import type { EvidenceRole } from "../testbed/mod.ts";
 import { checkEvidence, type EvidenceCheck, type EvidenceReport } from "../evidence/mod.ts";
 import type { Outcome } from "../records.ts";
-import { type Palette, palette } from "./io.ts";
+import { type Palette, palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
 const ROLE_WORDS: Record<EvidenceRole, string> = {
@@ -88,7 +88,7 @@ export function renderEvidence(report: EvidenceReport, p: Palette): string[] {
 }
 
 /** Run `bugbout evidence`. */
-export async function evidence(
+export async function evidenceCommand(
   { flags, positionals, io, signal }: CommandContext<"evidence">,
 ): Promise<number> {
   const report = await checkEvidence({

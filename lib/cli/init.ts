@@ -6,11 +6,13 @@
 
 import { resolve } from "node:path";
 import { initProject } from "../init.ts";
-import { palette } from "./io.ts";
+import { palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
 /** Write bugbout.toml and say what was found. */
-export async function init({ flags, positionals, io }: CommandContext<"init">): Promise<number> {
+export async function initCommand(
+  { flags, positionals, io }: CommandContext<"init">,
+): Promise<number> {
   const dir = resolve(positionals[0] ?? ".");
   const result = await initProject(dir, { force: flags.force });
   const p = palette(io.color);

@@ -4,8 +4,6 @@
  * @module
  */
 
-import { styleText } from "node:util";
-
 /** Where the CLI writes, and how. */
 export interface Io {
   /** Write a line (or lines) to standard output. */
@@ -32,20 +30,3 @@ export function processIo(options: { noColor?: boolean } = {}): Io {
     interactive: Deno.stderr.isTerminal(),
   };
 }
-
-/** Text styles that are no-ops when colour is off. */
-export function palette(color: boolean) {
-  const style = (format: Parameters<typeof styleText>[0]) => (text: string) =>
-    color ? styleText(format, text, { validateStream: false }) : text;
-  return {
-    ok: style("green"),
-    bad: style("red"),
-    warn: style("yellow"),
-    dim: style("dim"),
-    bold: style("bold"),
-    accent: style("cyan"),
-  };
-}
-
-/** The palette type. */
-export type Palette = ReturnType<typeof palette>;

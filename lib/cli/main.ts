@@ -12,7 +12,8 @@ import { type CommandInvocation, parseInvocation } from "./args.ts";
 import type { CommandName } from "./commands.ts";
 import type { CliSession, Command } from "./context.ts";
 import { commandHelp, mainHelp } from "./help.ts";
-import { type Io, palette, processIo } from "./io.ts";
+import { palette } from "../style.ts";
+import { type Io, processIo } from "./io.ts";
 
 /** A loaded subcommand, bound to its flags and positionals. */
 type Bound = (session: CliSession) => Promise<number>;
@@ -21,19 +22,19 @@ type Bound = (session: CliSession) => Promise<number>;
 async function load(invocation: CommandInvocation): Promise<Bound> {
   switch (invocation.command) {
     case "init":
-      return bind((await import("./init.ts")).init, invocation);
+      return bind((await import("./init.ts")).initCommand, invocation);
     case "doctor":
-      return bind((await import("./doctor.ts")).doctor, invocation);
+      return bind((await import("./doctor.ts")).doctorCommand, invocation);
     case "tasks":
-      return bind((await import("./tasks.ts")).tasks, invocation);
+      return bind((await import("./tasks.ts")).tasksCommand, invocation);
     case "run":
-      return bind((await import("./run.ts")).run, invocation);
+      return bind((await import("./run.ts")).runCommand, invocation);
     case "report":
-      return bind((await import("./report.ts")).report, invocation);
+      return bind((await import("./report.ts")).reportCommand, invocation);
     case "evidence":
-      return bind((await import("./evidence.ts")).evidence, invocation);
+      return bind((await import("./evidence.ts")).evidenceCommand, invocation);
     case "demo":
-      return bind((await import("./demo.ts")).demo, invocation);
+      return bind((await import("./demo.ts")).demoCommand, invocation);
     default: {
       const never: never = invocation;
       throw new Error(`unhandled command ${JSON.stringify(never)}`);

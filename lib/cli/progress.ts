@@ -6,8 +6,9 @@
  */
 
 import type { BoutEvent } from "../bout.ts";
-import { type Io, palette } from "./io.ts";
-import { duration } from "../report/_format.ts";
+import { palette } from "../style.ts";
+import type { Io } from "./io.ts";
+import { elapsed } from "../words.ts";
 
 function stamp(): string {
   return new Date().toISOString().slice(11, 19);
@@ -28,7 +29,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
     if (!io.interactive || !io.errRaw) return;
     clear();
     const rows = [...lanes.values()].map((l) =>
-      `  ${p.accent("▸")} ${l.agent} on ${l.task}  ${p.dim(duration(Date.now() - l.at))}`
+      `  ${p.accent("▸")} ${l.agent} on ${l.task}  ${p.dim(elapsed(Date.now() - l.at))}`
     );
     for (const row of rows) io.err(row);
     drawn = rows.length;
@@ -50,7 +51,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
             timer = undefined;
           }
           line(
-            `${p.bold(event.stage.padEnd(8))} ${event.summary} ${p.dim(`(${duration(event.ms)})`)}`,
+            `${p.bold(event.stage.padEnd(8))} ${event.summary} ${p.dim(`(${elapsed(event.ms)})`)}`,
           );
           break;
         case "race": {
@@ -68,7 +69,7 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
               ? e.status
               : p.warn(e.status);
             line(
-              `race     ${e.agent} on ${e.task}: ${mark} ${p.dim(`(${duration(e.durationMs)})`)}`,
+              `race     ${e.agent} on ${e.task}: ${mark} ${p.dim(`(${elapsed(e.durationMs)})`)}`,
             );
           }
           break;

@@ -7,11 +7,11 @@
 import { resolve } from "node:path";
 import { Bout } from "../bout.ts";
 import { renderReport, type ReportFormat } from "../report/mod.ts";
-import { palette } from "./io.ts";
+import { palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
 /** Render the report in the format asked for. */
-export async function report({ flags, io }: CommandContext<"report">): Promise<number> {
+export async function reportCommand({ flags, io }: CommandContext<"report">): Promise<number> {
   // Parsing checked --format against the table's choices; this line fails to type-check if those
   // choices name a format the renderers lack.
   const format: ReportFormat = flags.format ?? "terminal";

@@ -7,12 +7,12 @@
 import { Bout } from "../bout.ts";
 import { InterruptedError } from "../errors.ts";
 import { renderTerminal } from "../report/mod.ts";
-import { palette } from "./io.ts";
+import { palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 import { progressPrinter } from "./progress.ts";
 
 /** Run a bout and print its report. */
-export async function run({ flags, io, signal }: CommandContext<"run">): Promise<number> {
+export async function runCommand({ flags, io, signal }: CommandContext<"run">): Promise<number> {
   const bout = await Bout.load(flags.config ?? ".");
   const progress = progressPrinter(io);
   const p = palette(io.color);

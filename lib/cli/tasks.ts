@@ -8,7 +8,7 @@
 import { type ExclusionReason, mineAll, type MineResult } from "../mine/mod.ts";
 import { Project } from "../project.ts";
 import type { TasksFile } from "../records.ts";
-import { type Palette, palette } from "./io.ts";
+import { type Palette, palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
 /** What each exclusion reason means, in a few words. */
@@ -92,7 +92,9 @@ export function renderTasks(
 }
 
 /** Mine tasks and print them (or tasks.json with --json). */
-export async function tasks({ flags, io, signal }: CommandContext<"tasks">): Promise<number> {
+export async function tasksCommand(
+  { flags, io, signal }: CommandContext<"tasks">,
+): Promise<number> {
   const project = await Project.load(flags.config ?? ".");
   const p = palette(io.color);
   let result: MineResult;

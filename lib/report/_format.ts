@@ -9,7 +9,7 @@ import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
 import type { EvidenceRole } from "../testbed/mod.ts";
 import { formatP } from "./stats.ts";
 import type { Report, SectionId } from "./types.ts";
-import { plural } from "../words.ts";
+import { elapsed, plural } from "../words.ts";
 
 /** Shown where a value is unknown. */
 export const NONE = "—";
@@ -95,14 +95,9 @@ export function ratio(k: number, n: number): string {
   return `${k}/${n}`;
 }
 
-/** A duration: "0.4s", "45s", "4m 05s", "1h 02m". */
+/** A duration: "0.4s", "45s", "4m 05s", "1h 02m"; the report's dash when unknown. */
 export function duration(ms: number | null): string {
-  if (ms === null) return NONE;
-  if (ms < 9_950) return `${(ms / 1000).toFixed(1)}s`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+  return ms === null ? NONE : elapsed(ms);
 }
 
 /** A token count: "950", "50k", "1.2M". */

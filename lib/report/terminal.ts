@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Palette, palette } from "../cli/io.ts";
+import { type Palette, palette } from "../style.ts";
 import { RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
 import { reportSubtitle, reportTitle, SECTION_LEADS } from "./_format.ts";
 import { table, type TableOptions, wrap } from "./_table.ts";
