@@ -51,7 +51,16 @@ interface Sides {
 }
 
 function run(outcomes: Record<string, Outcome>): PytestRun {
-  return { status: "ok", exitCode: 0, outcomes, durations: {}, durationMs: 1 };
+  return {
+    status: "ok",
+    exitCode: 0,
+    outcomes,
+    durations: {},
+    durationMs: 1,
+    tamper: [],
+    suspect: [],
+    groups: [],
+  };
 }
 
 function sides(n: number): Sides {

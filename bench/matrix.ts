@@ -117,7 +117,7 @@ try {
       const baseDir = await checkout(project.repository, task.parent, join(work, "B"), {
         home: project.home,
       });
-      await prepareTree(baseDir, authors);
+      await prepareTree(baseDir, authors, () => Promise.resolve());
       for (const tree of matrix.trees) {
         if (tree.kind === "base") {
           dirs.set(tree.id, baseDir);
@@ -129,7 +129,7 @@ try {
           home: project.home,
         });
         await applySourceChanges(dir, found.attempt, found.patches, rules);
-        await prepareTree(dir, authors);
+        await prepareTree(dir, authors, () => Promise.resolve());
         dirs.set(tree.id, dir);
       }
       let agree = 0, cells = 0;

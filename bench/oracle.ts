@@ -20,8 +20,7 @@ import { parseArgs } from "node:util";
 import { checkout, installFiles } from "../lib/checkout.ts";
 import { oracleAll } from "../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../lib/python/env.ts";
-import { PLUGIN_MODULE } from "../lib/python/_progress_plugin.ts";
-import { pytestArgv } from "../lib/python/pytest.ts";
+import { pytestFlags } from "../lib/python/pytest.ts";
 import { openSandbox } from "../lib/sandbox/mod.ts";
 import type { Task } from "../lib/records.ts";
 import { makeProject, makeTask } from "../tests/oracle/_fixture.ts";
@@ -82,11 +81,9 @@ async function buildRepo(dir: string): Promise<Task[]> {
   );
 }
 
-/** bugbout's pytest command line without its progress plugin (a person would not have it). */
+/** pytest as a person would run it, with bugbout's flags but without its guard. */
 function handArgv(junit: string, rootdir: string, targets: string[]): string[] {
-  const argv = pytestArgv({ junit, rootdir, targets });
-  argv.splice(argv.indexOf(PLUGIN_MODULE) - 1, 2);
-  return argv;
+  return ["-m", "pytest", ...pytestFlags(rootdir), `--junitxml=${junit}`, "--", ...targets];
 }
 
 const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bugbout-bench-" }));

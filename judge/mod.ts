@@ -25,7 +25,15 @@ import { matrixFacts } from "./rules.ts";
 export { type AgentInfo, type Assessment, assessPatch, POLICY_RULES } from "./policies.ts";
 export type { EvidenceCell, PolicyRule } from "./policies.ts";
 export { type Pick, pickPatch } from "./pick.ts";
-export { type Breakage, breakages, type MatrixFacts, matrixFacts } from "./rules.ts";
+export {
+  type Breakage,
+  breakages,
+  firstTampering,
+  type MatrixFacts,
+  matrixFacts,
+  type Tamperers,
+  tamperers,
+} from "./rules.ts";
 
 /** What the judge needs besides the matrix. */
 export interface JudgeContext {

@@ -14,6 +14,7 @@ import {
   breakages,
   cellOf,
   examinerBreakages,
+  firstTampering,
   isOtherAuthor,
   type MatrixFacts,
   type MatrixTest,
@@ -118,6 +119,15 @@ export function assessPatch(
   const base = { tree: patch.id, agent, support: 0, authors: [], evidence: [] };
   const verdict = (approved: boolean, why: string) =>
     `${approved ? "approved" : "not approved"} under ${options.policy}: ${why}`;
+  const tampered = facts.tamperers.trees.get(patch.id) ?? facts.tamperers.authors.get(agent);
+  if (tampered) {
+    const whose = facts.tamperers.trees.has(patch.id) ? "its code" : "its tests";
+    return {
+      ...base,
+      approved: false,
+      reason: verdict(false, `${whose} tampered with the grading: ${firstTampering(tampered)}`),
+    };
+  }
   if (patch.status !== "ok") {
     const detail = patch.message ? `${patch.status}: ${patch.message}` : patch.status;
     return { ...base, approved: false, reason: verdict(false, `its tree did not run (${detail})`) };

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Matrix, Outcome } from "../lib/records.ts";
+import type { Matrix, Outcome, Tampering } from "../lib/records.ts";
 
 /** A tree of the matrix: a B repeat or a contestant's patch. */
 export type MatrixTree = Matrix["trees"][number];
@@ -59,6 +59,47 @@ export interface MatrixFacts {
   patches: MatrixTree[];
   /** Patch trees that ran. */
   ranPatches: MatrixTree[];
+  /** Who interfered with the grading (see {@linkcode tamperers}). */
+  tamperers: Tamperers;
+}
+
+/** Trees whose code, and authors whose tests, interfered with the grading, and how. */
+export interface Tamperers {
+  /** Tree id → what its code did (it did so in every session on it, whoever's tests ran). */
+  trees: Map<string, Tampering["events"]>;
+  /** Author → what its tests did (in a session on a tree that is not itself to blame). */
+  authors: Map<string, Tampering["events"]>;
+}
+
+/**
+ * Who interfered with the grading. The code of a tree runs in every session on that tree, an
+ * author's tests only in that author's own: so a tree is to blame when its repository session or
+ * two authors' sessions on it were tampered with, and an author is to blame for a tampered
+ * session of its own on any other tree.
+ */
+export function tamperers(matrix: Matrix): Tamperers {
+  const found = (matrix.tampering ?? []).filter((t) => t.events.length > 0);
+  const trees = new Map<string, Tampering["events"]>();
+  for (const tree of new Set(found.map((t) => t.tree))) {
+    const here = found.filter((t) => t.tree === tree);
+    if (here.length >= 2 || here.some((t) => t.author === "repository")) {
+      trees.set(tree, here.flatMap((t) => t.events));
+    }
+  }
+  const authors = new Map<string, Tampering["events"]>();
+  for (const t of found) {
+    if (t.author === "repository" || trees.has(t.tree)) continue;
+    authors.set(t.author, [...(authors.get(t.author) ?? []), ...t.events]);
+  }
+  return { trees, authors };
+}
+
+/** The first thing a tamperer did, in words: "changed pytest's reporting machinery (x.py:3)". */
+export function firstTampering(events: Tampering["events"]): string {
+  const e = events[0];
+  if (!e) return "interfered with the grading";
+  const where = [e.where, e.detail].filter(Boolean).join(": ");
+  return where ? `${e.what} (${where})` : e.what;
 }
 
 /** Collect the {@linkcode MatrixFacts} of a matrix. */
@@ -70,18 +111,24 @@ export function matrixFacts(matrix: Matrix): MatrixFacts {
     baseRuns.every((tree) => accept(cellOf(matrix, test.id, tree.id)));
   const passes = (o: Outcome) => o === "passed";
   const patches = matrix.trees.filter((t) => t.kind === "patch");
+  const blamed = tamperers(matrix);
+  // Tests by an author that tampered with the grading are no evidence anywhere.
+  const honest = (t: MatrixTest) => !blamed.authors.has(t.author);
   return {
     matrix,
     baseRuns,
+    tamperers: blamed,
     reproductions: matrix.tests.filter((t) =>
-      t.authorRole !== "repository" && onBase(t, isFailing)
+      t.authorRole !== "repository" && honest(t) && onBase(t, isFailing)
     ),
     repositoryGuards: matrix.tests.filter((t) =>
       t.authorRole === "repository" && onBase(t, passes)
     ),
-    examinerGuards: matrix.tests.filter((t) => t.authorRole === "examiner" && onBase(t, passes)),
+    examinerGuards: matrix.tests.filter((t) =>
+      t.authorRole === "examiner" && honest(t) && onBase(t, passes)
+    ),
     patches,
-    ranPatches: patches.filter((t) => t.status === "ok"),
+    ranPatches: patches.filter((t) => t.status === "ok" && !blamed.trees.has(t.id)),
   };
 }
 

@@ -70,6 +70,10 @@ const runSchema = z.strictObject({
   jobs: z.int().positive().optional(),
   "test-timeout": z.number().positive().default(600),
   "test-memory": z.int().positive().default(4096),
+  "agent-processes": z.int().min(16, "must be at least 16: an agent's runtime needs threads")
+    .default(1024),
+  "agent-memory": z.int().min(256, "must be at least 256 (MiB)").default(8192),
+  "agent-disk": z.int().min(16, "must be at least 16 (MiB)").default(10240),
 });
 
 const judgeSchema = z.strictObject({
@@ -145,6 +149,12 @@ export interface Config {
     jobs: number;
     testTimeout: number;
     testMemory: number;
+    /** Processes and threads an agent may have at once. */
+    agentProcesses: number;
+    /** MiB of memory an agent may use (each process's data, and all of them together). */
+    agentMemory: number;
+    /** MiB an agent may add to its working copy and state directories. */
+    agentDisk: number;
   };
   /** `[judge]`. */
   judge: { policy: Policy; runSuite: boolean };
@@ -390,6 +400,9 @@ export async function parseConfig(
       jobs: f.run.jobs ?? navigator.hardwareConcurrency ?? 2,
       testTimeout: f.run["test-timeout"],
       testMemory: f.run["test-memory"],
+      agentProcesses: f.run["agent-processes"],
+      agentMemory: f.run["agent-memory"],
+      agentDisk: f.run["agent-disk"],
     },
     judge: { policy: f.judge.policy, runSuite: f.judge["run-suite"] },
     contestants: agents.filter((a) => a.role === "contestant"),

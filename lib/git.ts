@@ -8,7 +8,7 @@
  */
 
 import { BugboutError } from "./errors.ts";
-import { lines, type ProcResult, run, type RunOptions } from "./proc.ts";
+import { lineBatches, lines, type ProcResult, run, type RunOptions } from "./proc.ts";
 
 /** Options for a git call. */
 export interface GitOptions extends Omit<RunOptions, "env" | "clearEnv"> {
@@ -121,6 +121,14 @@ export function gitLines(
   options: { cwd?: string; signal?: AbortSignal } = {},
 ): AsyncGenerator<string> {
   return lines(argvFor(args), { ...options, env: gitEnv(), clearEnv: true });
+}
+
+/** Stream git's stdout as batches of lines (see {@linkcode lineBatches}), for large outputs. */
+export function gitLineBatches(
+  args: readonly string[],
+  options: { cwd?: string; signal?: AbortSignal } = {},
+): AsyncGenerator<string[]> {
+  return lineBatches(argvFor(args), { ...options, env: gitEnv(), clearEnv: true });
 }
 
 /** The top of the work tree containing `dir`, or undefined when it is not in a git repository. */

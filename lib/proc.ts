@@ -16,6 +16,8 @@ export interface ProcResult {
   code: number;
   /** Captured standard output (the tail when it exceeded the cap). */
   stdout: string;
+  /** Standard output undecoded, in place of `stdout`, when `stdoutBytes` was asked for. */
+  stdoutBytes?: Uint8Array;
   /** Captured standard error (the tail when it exceeded the cap). */
   stderr: string;
   /** Bytes the process wrote to stdout and stderr, whether kept or not. */
@@ -62,6 +64,10 @@ export interface RunOptions {
   okCodes?: number[] | "any";
   /** Start the process in its own session so a timeout can kill its whole process group. */
   ownGroup?: boolean;
+  /** Return stdout as bytes, not text (for output framed by byte counts: `git cat-file`). */
+  stdoutBytes?: boolean;
+  /** Called with the process id once the process has started (to watch what it consumes). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** A process ended with an exit code the caller did not accept. */
@@ -109,15 +115,17 @@ class Tail {
   get truncated() {
     return this.total > this.cap;
   }
-  text(): string {
+  bytes(): Uint8Array {
     const all = new Uint8Array(this.#size);
     let at = 0;
     for (const c of this.#chunks) {
       all.set(c, at);
       at += c.length;
     }
-    const start = Math.max(0, all.length - this.cap);
-    return new TextDecoder().decode(all.subarray(start));
+    return all.subarray(Math.max(0, all.length - this.cap));
+  }
+  text(): string {
+    return new TextDecoder().decode(this.bytes());
   }
 }
 
@@ -191,6 +199,7 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     throw error;
   }
   const group = options.ownGroup ?? false;
+  options.onSpawn?.(child.pid);
   let timedOut = false;
   let aborted = false;
   const timer = options.timeoutMs !== undefined
@@ -232,7 +241,8 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     ]);
     const result: ProcResult = {
       code: status.code,
-      stdout: outTail.text(),
+      stdout: options.stdoutBytes ? "" : outTail.text(),
+      ...(options.stdoutBytes ? { stdoutBytes: outTail.bytes() } : {}),
       stderr: errTail.text(),
       outputBytes: outTail.total + errTail.total,
       truncated: outTail.truncated || errTail.truncated || outCut || errCut,
@@ -267,6 +277,18 @@ export async function* lines(
   argv: readonly string[],
   options: Pick<RunOptions, "cwd" | "env" | "clearEnv" | "signal"> = {},
 ): AsyncGenerator<string> {
+  for await (const batch of lineBatches(argv, options)) yield* batch;
+}
+
+/**
+ * Stream a command's stdout as batches of lines (each batch what one read brought in), for
+ * readers of large outputs: one await per batch instead of one per line. Throws a
+ * {@linkcode ProcError} after the last batch when the process fails.
+ */
+export async function* lineBatches(
+  argv: readonly string[],
+  options: Pick<RunOptions, "cwd" | "env" | "clearEnv" | "signal"> = {},
+): AsyncGenerator<string[]> {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(argv[0], {
@@ -291,14 +313,16 @@ export async function* lines(
   try {
     let rest = "";
     for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
-      rest += text;
-      let at: number;
-      while ((at = rest.indexOf("\n")) >= 0) {
-        yield rest.slice(0, at);
-        rest = rest.slice(at + 1);
+      const last = text.lastIndexOf("\n");
+      if (last < 0) {
+        rest += text;
+        continue;
       }
+      const batch = (rest + text.slice(0, last)).split("\n");
+      rest = text.slice(last + 1);
+      yield batch;
     }
-    if (rest) yield rest;
+    if (rest) yield [rest];
     finished = true;
   } finally {
     if (!finished) killTree(child, false);

@@ -21,7 +21,7 @@ export type Outcome = typeof OUTCOMES[number];
 export const outcomeSchema = z.enum(OUTCOMES);
 
 /** How a whole pytest run ended. */
-export const RUN_STATUSES = ["ok", "timeout", "out-of-memory", "infra-error"] as const;
+export const RUN_STATUSES = ["ok", "timeout", "out-of-memory", "infra-error", "tampered"] as const;
 /** How a whole pytest run ended. */
 export type RunStatus = typeof RUN_STATUSES[number];
 
@@ -82,8 +82,16 @@ export const taskSchema = z.object({
   sourceFiles: z.array(z.string()),
   /** Test modules the fix added or changed (paths at G): the hidden tests. */
   testFiles: z.array(z.string()),
-  /** Test functions the fix added, as `path::name`. */
+  /** Tests the fix added or changed, as `path::name` (parametrised cases not expanded). */
   newTests: z.array(z.string()),
+  /** Test modules whose tests static reading could not all tell (collection decides), and why. */
+  unsureTests: z.array(z.object({ file: z.string(), why: z.string() })).optional(),
+  /** Why the change is taken for a bug fix: what each rule that spoke said. */
+  evidence: z.array(z.object({
+    rule: z.enum(["title", "changelog", "label"]),
+    says: z.enum(["bug", "feature"]),
+    detail: z.string(),
+  })).optional(),
   /** The package directory at B (it may have moved since). */
   packageDir: z.string(),
   /** The directory that goes on PYTHONPATH at B ("." or "src", ...). */
@@ -167,6 +175,9 @@ export const ATTEMPT_STATUSES = [
   "no-change",
   "timeout",
   "crashed",
+  "out-of-memory",
+  "too-many-processes",
+  "disk-full",
   "quota",
   "infra-error",
 ] as const;
@@ -233,7 +244,7 @@ export const matrixTreeSchema = z.object({
   kind: z.enum(["base", "patch"]),
   agent: z.string().optional(),
   /** Whether the tree could be built and run; cells are `not-run` otherwise. */
-  status: z.enum(["ok", "timeout", "out-of-memory", "infra-error", "patch-failed"]),
+  status: z.enum(["ok", "timeout", "out-of-memory", "infra-error", "tampered", "patch-failed"]),
   message: z.string().optional(),
 });
 
@@ -245,6 +256,29 @@ export const matrixTestSchema = z.object({
   author: z.string(),
   authorRole: z.enum(["contestant", "examiner", "repository"]),
 });
+
+/** Something the code under test did to the grading, as the guard saw it. */
+export const guardEventSchema = z.object({
+  /** What it did, in words. */
+  what: z.string(),
+  /** Where: `file:line` in the tree, a test's node id, or an object's name. */
+  where: z.string(),
+  detail: z.string().optional(),
+});
+
+/** What one author's session on one tree did to the grading. */
+export const tamperingSchema = z.object({
+  /** The tree's id. */
+  tree: z.string(),
+  /** The author whose tests the session ran (or "repository"). */
+  author: z.string(),
+  /** Tampering: the session gave no outcome. */
+  events: z.array(guardEventSchema),
+  /** Worth a look, not tampering by itself. */
+  suspect: z.array(guardEventSchema).default([]),
+});
+/** What one author's session on one tree did to the grading. */
+export type Tampering = z.infer<typeof tamperingSchema>;
 
 /** `matrices/<task>.json`: every author's tests on B and on every patch. */
 export const matrixSchema = z.object({
@@ -258,6 +292,8 @@ export const matrixSchema = z.object({
   cells: z.record(z.string(), z.record(z.string(), outcomeSchema)),
   /** Tests whose outcome on B differed between repeats: not evidence. */
   unstableOnB: z.array(z.string()),
+  /** Sessions in which the code under test interfered with the grading (their cells: not-run). */
+  tampering: z.array(tamperingSchema).optional(),
   runs: z.array(runSummarySchema),
 });
 /** The cross-examination matrix of one task. */
@@ -307,7 +343,13 @@ export const verdictsFileSchema = z.object({
 // resolutions.json
 
 /** A patch's outcome against the hidden tests. */
-export const RESOLUTION_OUTCOMES = ["resolved", "broke-tests", "wrong-fix", "no-fix"] as const;
+export const RESOLUTION_OUTCOMES = [
+  "resolved",
+  "broke-tests",
+  "wrong-fix",
+  "no-fix",
+  "tampered",
+] as const;
 /** A patch's outcome against the hidden tests. */
 export type ResolutionOutcome = typeof RESOLUTION_OUTCOMES[number];
 
@@ -331,6 +373,8 @@ export const patchScoreSchema = z.object({
   /** Files of the patch that were not applied when scoring, and why. */
   ignored: z.array(z.object({ path: z.string(), reason: z.string() })),
   message: z.string().optional(),
+  /** What the patch's code did to the grading, when the outcome is `tampered`. */
+  tampering: z.array(guardEventSchema).optional(),
 });
 
 /** One agent test replayed on B, S and G. */

@@ -14,14 +14,16 @@ import type { CommandContext } from "./context.ts";
 /** What each exclusion reason means, in a few words. */
 export const REASON_TEXT: Record<ExclusionReason, string> = {
   "before-since": "older than [tasks] since",
-  "not-a-fix": "title does not read like a fix",
+  "not-a-fix": "neither its title nor its changelog entry reads like a fix",
   "root-commit": "the first commit",
   "no-issue-reference": "names no issue or pull request",
   "no-source-change": "changes no Python file in the package",
   "too-many-source-files": "changes more source files than max-source-files",
-  "no-test-added": "adds no test function",
+  "feature-in-changelog": "a fix by its title, a feature by its changelog entry",
+  "no-test-added": "adds or changes no test",
+  "feature-label": "a feature by its GitHub labels",
   "older-change-for-same-issue": "a newer change fixes the same issue",
-  "over-limit": "beyond [tasks] limit, newest first",
+  "over-limit": "beyond [tasks] limit, newest first (not examined)",
 };
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -53,7 +55,8 @@ export function renderTasks(
     out.push(`  ${p.accent(task.id.padEnd(width))}  ${task.title}`);
     out.push(`  ${pad}${p.dim("source:")} ${task.sourceFiles.join(", ")}`);
     out.push(
-      `  ${pad}${p.dim("new tests:")} ${testNames(task.newTests)}  ` +
+      `  ${pad}${p.dim("tests:")} ${testNames(task.newTests)}` +
+        (task.unsureTests?.length ? ` ${p.dim("(+ what collection finds)")}` : "") + "  " +
         `${p.dim("statement:")} ${task.statementSource}` +
         (task.linkedIssue ? ` (issue #${task.linkedIssue})` : ""),
     );

@@ -23,6 +23,8 @@ export interface GithubRecord {
   pullRequest?: boolean;
   /** For a pull request: the issues GitHub links as closed by it (GraphQL). */
   closes?: number[];
+  /** Its labels' names. */
+  labels?: string[];
 }
 
 /** One fix in a fixture project's history, and what mining and the oracle should make of it. */

@@ -72,7 +72,7 @@ function issuePayload(base: string, repository: string, item: GithubRecord) {
     number: item.number,
     title: item.title,
     user: { login: "octocat", id: 1, type: "User" },
-    labels: [],
+    labels: (item.labels ?? []).map((name, i) => ({ id: 7000 + i, name, color: "ededed" })),
     state: "closed",
     locked: false,
     comments: 0,

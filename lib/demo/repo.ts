@@ -20,6 +20,8 @@ export interface CommitSpec {
   renames?: [string, string][];
   /** Author name; defaults to a fixed developer. */
   author?: string;
+  /** When it was committed (seconds since the epoch); by default an hour after the last one. */
+  time?: number;
 }
 
 /** A handle on a commit the builder made, resolved to a sha after `build()`. */
@@ -94,7 +96,9 @@ export class RepoBuilder {
 
   #add(ref: string, parents: number[], spec: CommitSpec, ops: Entry["ops"]): CommitRef {
     const mark = this.#entries.length + 1;
-    this.#clock += 3600;
+    this.#clock = spec.time !== undefined && spec.time > this.#clock
+      ? spec.time
+      : this.#clock + 3600;
     this.#entries.push({ mark, ref, parents, spec, time: this.#clock, ops });
     const handle = { mark, sha: "" };
     this.#refs.set(mark, handle);

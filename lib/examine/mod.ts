@@ -63,7 +63,7 @@ import { plural } from "../words.ts";
 export const MATRICES_DIR = "matrices";
 
 /** Bumped when the way matrices are made changes, so saved ones are recomputed. */
-const EXAMINE_RULES = 1;
+const EXAMINE_RULES = 2;
 
 /** What {@linkcode examineTask} needs besides the task. */
 export interface ExamineContext {
@@ -161,11 +161,14 @@ export async function examineTask(
     ? (await listFiles(project.repository, task.parent, [c.project.tests]))
       .filter((p) => isTestModule(p, rules))
     : null;
-  const baseTree = await prepareTree(
-    await fresh(project, task, work, "B", signal),
-    authors,
-    signal,
-  );
+  const buildBase = (dir: string) =>
+    checkout(project.repository, task.parent, dir, {
+      home: project.home,
+      signal,
+    });
+  const baseDir = join(work, "trees", "B");
+  await buildBase(baseDir);
+  const baseTree = await prepareTree(baseDir, authors, buildBase, signal);
   const candidates = await candidateTrees(project, task, attempts, authors, context);
   const log = new RunLog(context.onRun);
   const settings = sessionSettings(project, task, {
@@ -206,16 +209,16 @@ export async function examineTask(
     inputsKey: matrixInputsKey(project, task, attempts, context.env),
     trees: results.map((r) => r.tree),
     ...assembleCells(owners, results),
+    tampering: results.flatMap((r) =>
+      r.groups.filter((g) => g.tamper.length > 0 || g.suspect.length > 0).map((g) => ({
+        tree: r.tree.id,
+        author: g.owner,
+        events: g.tamper,
+        suspect: g.suspect,
+      }))
+    ),
     runs: log.sorted(results.map((r) => r.tree.id)),
   };
-}
-
-/** A history-free copy of B in the task's working directory. */
-function fresh(project: Project, task: Task, work: string, name: string, signal?: AbortSignal) {
-  return checkout(project.repository, task.parent, join(work, "trees", name), {
-    home: project.home,
-    signal,
-  });
 }
 
 /** Every contestant's candidate: B with its source changes, every author's tests installed. */
@@ -231,13 +234,20 @@ async function candidateTrees(
   for (const { attempt, patches } of attempts) {
     if (!hasCandidate(attempt, paths)) continue;
     const tree = { id: attempt.agent, kind: "patch" as const, agent: attempt.agent };
-    const dir = await fresh(project, task, context.work, `p${pending.length}`, context.signal);
-    const applied = await applySourceChanges(dir, attempt, patches, paths, context.signal);
+    const build = async (dir: string) => {
+      await checkout(project.repository, task.parent, dir, {
+        home: project.home,
+        signal: context.signal,
+      });
+      return await applySourceChanges(dir, attempt, patches, paths, context.signal);
+    };
+    const dir = join(context.work, "trees", `p${pending.length}`);
+    const applied = await build(dir);
     pending.push(
       applied.ok
         ? {
           tree: { ...tree, status: "ok" },
-          prepared: await prepareTree(dir, authors, context.signal),
+          prepared: await prepareTree(dir, authors, build, context.signal),
         }
         : { tree: { ...tree, status: "patch-failed", message: applied.message } },
     );

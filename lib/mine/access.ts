@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { githubSlug, originUrl } from "../git.ts";
 import type { Project } from "../project.ts";
+import type { Task } from "../records.ts";
 import {
   type EnvLike,
   GithubClient,
@@ -98,25 +99,63 @@ function describeLimit(limit: RateLimit | undefined): string {
   return ` (${limit.remaining} of ${limit.limit} requests left, reset at ${at} UTC)`;
 }
 
-/** A sentence on how statements were read, for tasks.json and the CLI. */
-export function accessNote(setup: GithubSetup, client: GithubClient | undefined): string {
+/** Where the tasks' statements came from, in words: "3 from issues, 1 from a commit title". */
+export function statementSources(tasks: readonly Pick<Task, "statementSource">[]): string {
+  const count = (source: Task["statementSource"]) =>
+    tasks.filter((t) => t.statementSource === source).length;
+  const parts: string[] = [];
+  const issues = count("issue");
+  const pulls = count("pull-request");
+  const titles = count("commit");
+  if (issues) parts.push(`${issues} from ${issues === 1 ? "an issue" : "issues"}`);
+  if (pulls) {
+    parts.push(`${pulls} from ${pulls === 1 ? "a pull request" : "pull requests"}`);
+  }
+  if (titles) {
+    parts.push(
+      `${titles} from ${titles === 1 ? "a commit title" : "commit titles"} (the title only, ` +
+        `without how it was fixed)`,
+    );
+  }
+  return parts.join(", ");
+}
+
+/**
+ * A sentence on where the tasks' statements came from and how issue texts were read, for
+ * tasks.json and the CLI. It says GitHub was read only when a statement came from it.
+ */
+export function accessNote(
+  setup: GithubSetup,
+  client: GithubClient | undefined,
+  tasks: readonly Pick<Task, "statementSource">[] = [],
+): string {
+  const sources = statementSources(tasks);
+  const lead = sources ? `Problem statements: ${sources}. ` : "";
+  const fromGithub = tasks.some((t) => t.statementSource !== "commit");
   if (!setup.repository || !client) {
-    return "No GitHub repository is known, so problem statements come from commit messages. " +
-      'To use issue texts, set [project] github = "owner/name" in bugbout.toml.';
+    return `${lead}No GitHub repository is known, so problem statements come from commit ` +
+      'titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.';
   }
   if (client.unreachable) {
-    return `GitHub could not be reached (${client.unreachable}), so problem statements come from ` +
-      `commit messages. To use issue texts, check the network and [project] github-api, and ${HOW_TO}.`;
+    return `${lead}GitHub could not be reached (${client.unreachable}), so problem statements ` +
+      `come from commit titles. To use issue texts, check the network and [project] ` +
+      `github-api, and ${HOW_TO}.`;
   }
   if (client.rateLimitedUntil) {
-    return `GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some problem ` +
-      `statements come from commit messages (the next run asks again). To avoid it, ${HOW_TO}.`;
+    return `${lead}GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some ` +
+      `problem statements come from commit titles (the next run asks again). To avoid it, ` +
+      `${HOW_TO}.`;
+  }
+  if (!fromGithub) {
+    return `${lead}No issue text was read from GitHub ${setup.repository}` +
+      (tasks.length ? " (it had none for these changes)." : ".");
   }
   const how = setup.token
     ? `with a token from ${setup.tokenSource === "gh" ? "gh auth token" : setup.tokenSource}`
     : "anonymously";
   const tail = setup.token ? "" : `; ${HOW_TO}`;
-  return `Issue texts read from GitHub ${setup.repository} ${how}${
+  const cached = client.requests === 0 ? ", from bugbout's cache" : "";
+  return `${lead}Issue texts read from GitHub ${setup.repository} ${how}${cached}${
     describeLimit(client.rateLimit)
   }${tail}.`;
 }

@@ -1,183 +1,146 @@
 /**
- * Which test functions each candidate fix added: one `git log --no-walk -p` process over all
- * candidates (in batches), limited to test modules, with whole files as context so each module
- * can be read before and after the change.
+ * Which tests each candidate fix added or changed: its test modules are read before and after
+ * the change straight from git's object store (each blob once, however many candidates share it)
+ * and compared test by test (see `python_tests.ts`), so no diff text is produced at all.
  *
  * Requires `--allow-run=git`.
  *
  * @module
  */
 
-import { gitLines } from "../git.ts";
-import { unquotePath } from "./history.ts";
-import { testFunctions } from "./python_tests.ts";
-import { isTestModule, type PytestRules, testPathspecs } from "../python/mod.ts";
+import { gitLineBatches } from "../git.ts";
+import { isTestModule, type PytestRules } from "../python/mod.ts";
+import { BlobReader } from "./blobs.ts";
+import { type Change, LOG_FORMAT, LogParser, type PathChange } from "./history.ts";
+import { compareOutlines, outlineTests, type TestOutline } from "./python_tests.ts";
 
-/** One file of a patch, rebuilt from whole-file context: its text before and after. */
-export interface FileSides {
-  /** Path before (undefined for an added file). */
-  oldPath?: string;
-  /** Path after (undefined for a deleted file). */
-  newPath?: string;
-  /** Text before. */
-  before: string;
-  /** Text after. */
-  after: string;
-}
-
-function stripSide(path: string, prefix: "a/" | "b/"): string | undefined {
-  const plain = unquotePath(path.trim());
-  if (plain === "/dev/null") return undefined;
-  return plain.startsWith(prefix) ? plain.slice(2) : plain;
-}
-
-/**
- * Parse `git log -p` output (commits introduced by `\x1e<sha>` lines) into each commit's files,
- * before and after. Works on any iterable of lines, so it is tested without git.
- */
-export async function* parsePatches(
-  lines: AsyncIterable<string> | Iterable<string>,
-): AsyncGenerator<{ commit: string; files: FileSides[] }> {
-  let commit: string | undefined;
-  let files: FileSides[] = [];
-  let file: (FileSides & { old: string[]; new: string[] }) | undefined;
-  let oldLeft = 0;
-  let newLeft = 0;
-  const flush = () => {
-    if (file) {
-      files.push({
-        oldPath: file.oldPath,
-        newPath: file.newPath,
-        before: file.old.join("\n"),
-        after: file.new.join("\n"),
-      });
-    }
-    file = undefined;
-    oldLeft = newLeft = 0;
-  };
-  for await (const line of lines) {
-    if (line.startsWith("\x1e")) {
-      flush();
-      if (commit) yield { commit, files };
-      commit = line.slice(1).trim();
-      files = [];
-      continue;
-    }
-    if (line.startsWith("diff --git ")) {
-      flush();
-      file = { old: [], new: [], before: "", after: "" };
-      const paths = line.slice(11).match(/^(a\/.*) (b\/.*)$/);
-      if (paths && !paths[1].includes('"')) {
-        file.oldPath = paths[1].slice(2);
-        file.newPath = paths[2].slice(2);
-      }
-      continue;
-    }
-    if (!file) continue;
-    if (oldLeft > 0 || newLeft > 0) {
-      const mark = line[0];
-      if (mark === "\\") continue;
-      if (mark === "-") {
-        file.old.push(line.slice(1));
-        oldLeft--;
-      } else if (mark === "+") {
-        file.new.push(line.slice(1));
-        newLeft--;
-      } else {
-        // A context line (an empty one may have lost its leading space).
-        file.old.push(line.slice(1));
-        file.new.push(line.slice(1));
-        oldLeft--;
-        newLeft--;
-      }
-      continue;
-    }
-    const hunk = line.match(/^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/);
-    if (hunk) {
-      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
-      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      continue;
-    }
-    if (line.startsWith("--- ")) file.oldPath = stripSide(line.slice(4), "a/");
-    else if (line.startsWith("+++ ")) file.newPath = stripSide(line.slice(4), "b/");
-    else if (line.startsWith("rename from ")) file.oldPath = unquotePath(line.slice(12));
-    else if (line.startsWith("rename to ")) file.newPath = unquotePath(line.slice(10));
-    else if (line.startsWith("new file mode")) file.oldPath = undefined;
-    else if (line.startsWith("deleted file mode")) file.newPath = undefined;
-  }
-  flush();
-  if (commit) yield { commit, files };
-}
-
-/** The tests one change added, and the test modules it changed. */
+/** The tests one change added or changed, and the test modules it changed. */
 export interface AddedTests {
   /** Test modules added or changed (paths at G). */
   testFiles: string[];
-  /** Test functions added, as `path::name` or `path::Class::name`. */
+  /** Tests added or changed, as `path::name` or `path::Class::name`, module by module. */
   newTests: string[];
+  /** Those of them that are new. */
+  addedTests: string[];
+  /** Modules whose tests static reading cannot all tell (collection decides), and why. */
+  unsure: { file: string; why: string }[];
 }
 
-/** Test functions in `sides` that were not there before, as node ids. */
-export function addedIn(sides: FileSides[], rules: PytestRules): AddedTests {
-  const testFiles: string[] = [];
-  const newTests: string[] = [];
-  for (const side of sides) {
-    if (!side.newPath || !isTestModule(side.newPath, rules)) continue;
-    testFiles.push(side.newPath);
-    const old = side.oldPath && isTestModule(side.oldPath, rules)
-      ? new Set(testFunctions(side.before, rules))
-      : new Set<string>();
-    for (const id of testFunctions(side.after, rules)) {
-      if (!old.has(id)) newTests.push(`${side.newPath}::${id}`);
-    }
+/** What {@linkcode TestReader.examine} needs of a change. */
+export interface TestChangeSet {
+  /** G. */
+  commit: string;
+  /** B. */
+  parent: string;
+  /** The test modules' entries in the change (paths at G), with their blobs when known. */
+  testChanges: readonly PathChange[];
+  /** The discovery rules in force at G. */
+  rules: PytestRules;
+}
+
+/** Reads and compares test modules, each blob and each outline at most once. */
+export class TestReader {
+  #outlines = new Map<string, TestOutline | null>();
+  /** The blobs behind it. */
+  readonly blobs: BlobReader;
+
+  /** A reader over `blobs` (shared with whatever else reads files of the same repository). */
+  constructor(blobs: BlobReader) {
+    this.blobs = blobs;
   }
-  return { testFiles: testFiles.sort(), newTests };
-}
 
-/** Options for {@linkcode findAddedTests}. */
-export interface FindAddedOptions {
-  /** Commits per `git log` process (keeps argv short). */
-  batchSize?: number;
-  /** Stop early. */
-  signal?: AbortSignal;
+  /** The object names of a test module before and after a change (before: null when new). */
+  #sides(set: TestChangeSet, f: PathChange): { before: string | null; after: string } {
+    const after = f.newBlob ?? `${set.commit}:${f.path}`;
+    if (f.status === "A" || f.status === "C") return { before: null, after };
+    const oldPath = f.oldPath ?? f.path;
+    if (!isTestModule(oldPath, set.rules)) return { before: null, after };
+    return { before: f.oldBlob ?? `${set.parent}:${oldPath}`, after };
+  }
+
+  #outline(name: string, rules: PytestRules): TestOutline | null {
+    const key = `${name}\u0000${rules.functions.join(" ")}\u0000${rules.classes.join(" ")}`;
+    let outline = this.#outlines.get(key);
+    if (outline === undefined) {
+      const text = this.blobs.cached(name);
+      outline = text === undefined ? null : outlineTests(text, rules);
+      this.#outlines.set(key, outline);
+    }
+    return outline;
+  }
+
+  /** For each change, the tests it added or changed. One git process for all of them. */
+  async examine(sets: readonly TestChangeSet[]): Promise<AddedTests[]> {
+    const names: string[] = [];
+    for (const set of sets) {
+      for (const f of set.testChanges) {
+        const sides = this.#sides(set, f);
+        names.push(sides.after);
+        if (sides.before) names.push(sides.before);
+      }
+    }
+    await this.blobs.read(names);
+    return sets.map((set) => {
+      const found: AddedTests = { testFiles: [], newTests: [], addedTests: [], unsure: [] };
+      for (const f of [...set.testChanges].sort((a, b) => a.path.localeCompare(b.path))) {
+        const sides = this.#sides(set, f);
+        const after = this.#outline(sides.after, set.rules);
+        if (!after) continue;
+        found.testFiles.push(f.path);
+        const before = sides.before ? this.#outline(sides.before, set.rules) : null;
+        const changes = compareOutlines(before, after);
+        found.newTests.push(...changes.changed.map((id) => `${f.path}::${id}`));
+        found.addedTests.push(...changes.added.map((id) => `${f.path}::${id}`));
+        if (changes.unsure) found.unsure.push({ file: f.path, why: changes.unsure });
+      }
+      return found;
+    });
+  }
 }
 
 /**
- * For each commit, the test functions it added to test modules (against its first parent, so a
- * merge commit counts everything its pull request brought in). One git process per batch.
+ * For each commit, the tests it added or changed in test modules (against its first parent, so a
+ * merge commit counts everything its pull request brought in): its files are listed by one
+ * `git log --no-walk`, its test modules read by one `git cat-file`.
  */
 export async function findAddedTests(
   repo: string,
   commits: readonly string[],
   rules: PytestRules,
-  options: FindAddedOptions = {},
+  options: { signal?: AbortSignal } = {},
 ): Promise<Map<string, AddedTests>> {
   const found = new Map<string, AddedTests>();
-  const size = options.batchSize ?? 2000;
-  for (let at = 0; at < commits.length; at += size) {
-    const batch = commits.slice(at, at + size);
-    const args = [
-      "log",
-      "--no-walk=unsorted",
-      "--diff-merges=first-parent",
-      "-p",
-      "-M",
-      "--unified=100000000",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--format=%x1e%H",
-      ...batch,
-      "--",
-      ...testPathspecs(rules),
-    ];
-    for await (
-      const { commit, files } of parsePatches(gitLines(args, { cwd: repo, signal: options.signal }))
-    ) {
-      found.set(commit, addedIn(files, rules));
-    }
+  if (commits.length === 0) return found;
+  const parser = new LogParser();
+  const changes: Change[] = [];
+  const args = [
+    "log",
+    "--no-walk=unsorted",
+    "--diff-merges=first-parent",
+    "--raw",
+    "--no-renames",
+    "--no-abbrev",
+    LOG_FORMAT,
+    ...commits,
+    "--",
+  ];
+  for await (const lines of gitLineBatches(args, { cwd: repo, signal: options.signal })) {
+    changes.push(...parser.push(lines));
   }
+  changes.push(...parser.end());
+  const reader = new TestReader(new BlobReader(repo, options.signal));
+  const sets = changes.filter((c) => c.parents.length > 0).map((c) => ({
+    commit: c.commit,
+    parent: c.parents[0],
+    rules,
+    testChanges: c.files.filter((f) => f.status !== "D" && isTestModule(f.path, rules)),
+  }));
+  const results = await reader.examine(sets);
+  sets.forEach((set, i) => found.set(set.commit, results[i]));
   for (const commit of commits) {
-    if (!found.has(commit)) found.set(commit, { testFiles: [], newTests: [] });
+    if (!found.has(commit)) {
+      found.set(commit, { testFiles: [], newTests: [], addedTests: [], unsure: [] });
+    }
   }
   return found;
 }

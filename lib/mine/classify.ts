@@ -1,18 +1,20 @@
 /**
  * The cheap rules that decide whether a change on first-parent history can become a task, before
- * any diff text is read: date, title, issue reference, and which files it touched.
+ * any file is read: the title, the changelog fragments it adds, the issue reference, and which
+ * files it touched (judged by the discovery rules in force at that commit).
  *
  * Pure functions; no permissions needed.
  *
  * @module
  */
 
-import type { Change } from "./history.ts";
+import type { Change, PathChange } from "./history.ts";
 import { pythonPathFor } from "../layout.ts";
 import { inPackage } from "./package.ts";
-import { isTestModule, type PytestRules } from "../python/mod.ts";
+import { inTestpaths, isTestModule, type PytestRules } from "../python/mod.ts";
+import { type ChangeKind, fragmentKind, isChangelogFile } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
-import { changeReadsLikeFix, changeText } from "./titles.ts";
+import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";
 
 /** Why a change was left out, as stable codes (in the order the rules are applied). */
 export const EXCLUSION_REASONS = [
@@ -22,7 +24,9 @@ export const EXCLUSION_REASONS = [
   "no-issue-reference",
   "no-source-change",
   "too-many-source-files",
+  "feature-in-changelog",
   "no-test-added",
+  "feature-label",
   "older-change-for-same-issue",
   "over-limit",
 ] as const;
@@ -31,6 +35,34 @@ export type ExclusionReason = typeof EXCLUSION_REASONS[number];
 
 /** Reasons counted but not listed one by one in tasks.json (they cover most of history). */
 export const COUNTED_ONLY: readonly ExclusionReason[] = ["before-since", "not-a-fix"];
+
+/** One piece of evidence on whether a change fixes a bug or adds a feature. */
+export interface KindEvidence {
+  /** The rule: the title's words, the changelog entry the change adds, or GitHub's labels. */
+  rule: "title" | "changelog" | "label";
+  /** What it says. */
+  says: ChangeKind;
+  /** What it saw, in a few words. */
+  detail: string;
+}
+
+/** A change that passed the rules that need only its message and file names. */
+export interface Screened {
+  /** The change. */
+  change: Change;
+  /** Its message, read. */
+  text: ChangeText;
+  /** The issue or pull request it is about. */
+  reference: Reference;
+  /** Where the package was after and before it. */
+  where: { atG: string; atB: string };
+  /** True when its title (or merged branch) reads like a fix. */
+  titleFix: boolean;
+  /** What its changelog fragments say, when they say one thing. */
+  fragment?: { kind: ChangeKind; path: string };
+  /** Changelog files it changed, to read when neither the title nor a fragment decides. */
+  changelogs: PathChange[];
+}
 
 /** A change that passed the cheap rules. */
 export interface Candidate {
@@ -62,17 +94,25 @@ export interface Candidate {
   packageDir: string;
   /** What goes on PYTHONPATH at B. */
   pythonPath: string;
+  /** The test modules' entries in the change, with their blobs. */
+  testChanges: PathChange[];
+  /** pytest's discovery rules in force at G. */
+  rules: PytestRules;
+  /** True when its title (or merged branch) reads like a fix. */
+  titleFix: boolean;
+  /** What its changelog fragments say, when they say one thing. */
+  fragment?: { kind: ChangeKind; path: string };
+  /** Changelog files it changed. */
+  changelogs: PathChange[];
 }
 
-/** The outcome of the cheap rules for one change. */
-export type Classified =
-  | { kind: "candidate"; candidate: Candidate }
+/** The outcome of the rules for one change. */
+export type Classified<T> =
+  | { kind: "candidate"; candidate: T }
   | { kind: "excluded"; reason: ExclusionReason; title: string; detail?: string };
 
 /** What the rules need besides the change. */
 export interface ClassifyContext {
-  /** pytest's discovery rules for the project. */
-  rules: PytestRules;
   /** `max-source-files`. */
   maxSourceFiles: number;
   /** `since`, when set. */
@@ -93,16 +133,21 @@ export function sortFiles(
   where: { atG: string; atB: string },
   rules: PytestRules,
   tests: string,
-): Pick<Candidate, "sourceFiles" | "testModules" | "supportFiles" | "renamedFrom"> {
+): Pick<Candidate, "sourceFiles" | "testModules" | "supportFiles" | "renamedFrom"> & {
+  testChanges: PathChange[];
+} {
   const sourceFiles = new Set<string>();
   const testModules = new Set<string>();
   const supportFiles = new Set<string>();
+  const testChanges: PathChange[] = [];
   const renamedFrom: Record<string, string> = {};
   for (const f of change.files) {
     const name = f.path.slice(f.path.lastIndexOf("/") + 1);
     const deleted = f.status === "D";
-    if (!deleted && isTestModule(f.path, rules)) {
+    const testModule = isTestModule(f.path, rules) && inTestpaths(f.path, rules);
+    if (!deleted && testModule) {
       testModules.add(f.path);
+      testChanges.push(f);
       if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
       continue;
     }
@@ -120,34 +165,92 @@ export function sortFiles(
     testModules: [...testModules].sort(),
     supportFiles: [...supportFiles].sort(),
     renamedFrom,
+    testChanges,
   };
 }
 
-/** Apply the cheap rules to one change, given where the package was after and before it. */
-export function classifyChange(
+/**
+ * The rules that need only a change's message and the names of its files: reverts, the title,
+ * the changelog fragments it adds, the first commit, the issue reference. A change whose title
+ * does not read like a fix still passes when a changelog fragment calls it a bug fix, or when it
+ * edits a changelog file (whose entry is read later).
+ */
+export function screenChange(
   change: Change,
   where: { atG: string; atB: string },
-  context: ClassifyContext,
-): Classified {
+  context: Pick<ClassifyContext, "slug">,
+): Classified<Screened> {
   const text = changeText(change.message);
   const title = text.title;
-  const excluded = (reason: ExclusionReason, detail?: string): Classified => ({
+  const excluded = (reason: ExclusionReason, detail?: string): Classified<Screened> => ({
     kind: "excluded",
     reason,
     title,
     ...(detail ? { detail } : {}),
   });
-  if (context.since && change.time * 1000 < context.since.getTime()) {
-    return excluded("before-since");
+  const titleFix = changeReadsLikeFix(text);
+  const fragments = new Map<ChangeKind, string>();
+  const changelogs: PathChange[] = [];
+  for (const f of change.files) {
+    if (f.status === "D") continue;
+    const kind = fragmentKind(f.path);
+    if (kind && !fragments.has(kind)) fragments.set(kind, f.path);
+    if (!kind && isChangelogFile(f.path)) changelogs.push(f);
   }
-  if (!changeReadsLikeFix(text)) return excluded("not-a-fix");
-  if (change.parents.length === 0) return excluded("root-commit", "the first commit has no parent");
+  // A change fixing a bug may also add a feature fragment: a bug fragment decides.
+  const fragment = fragments.has("bug")
+    ? { kind: "bug" as const, path: fragments.get("bug")! }
+    : fragments.has("feature")
+    ? { kind: "feature" as const, path: fragments.get("feature")! }
+    : undefined;
+  if (/^revert\b/i.test(title.trim())) return excluded("not-a-fix");
+  if (fragment?.kind === "feature") {
+    return titleFix
+      ? excluded("feature-in-changelog", `its changelog entry ${fragment.path} is a feature`)
+      : excluded("not-a-fix");
+  }
+  // Not a fix by its title and no fragment says so: only a changelog entry could tell.
+  const maybe = !titleFix && fragment === undefined;
+  if (maybe && changelogs.length === 0) return excluded("not-a-fix");
+  if (change.parents.length === 0) {
+    return maybe
+      ? excluded("not-a-fix")
+      : excluded("root-commit", "the first commit has no parent");
+  }
   const reference = primaryReference(title, text.body, {
     slug: context.slug,
     pullRequest: text.pullRequest,
   });
-  if (!reference) return excluded("no-issue-reference");
-  const files = sortFiles(change, where, context.rules, context.tests);
+  if (!reference) return maybe ? excluded("not-a-fix") : excluded("no-issue-reference");
+  return {
+    kind: "candidate",
+    candidate: {
+      change,
+      text,
+      reference,
+      where,
+      titleFix,
+      ...(fragment ? { fragment } : {}),
+      changelogs,
+    },
+  };
+}
+
+/** The rules on which files a screened change touched, with the discovery rules in force at G. */
+export function classifyFiles(
+  screened: Screened,
+  rules: PytestRules,
+  context: Pick<ClassifyContext, "maxSourceFiles" | "tests">,
+): Classified<Candidate> {
+  const { change, text, where } = screened;
+  const maybe = !screened.titleFix && screened.fragment === undefined;
+  const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> => ({
+    kind: "excluded",
+    reason: maybe ? "not-a-fix" : reason,
+    title: text.title,
+    ...(detail && !maybe ? { detail } : {}),
+  });
+  const files = sortFiles(change, where, rules, context.tests);
   if (files.sourceFiles.length === 0) {
     return excluded("no-source-change", `changes no Python file under ${where.atG}`);
   }
@@ -157,21 +260,30 @@ export function classifyChange(
       `changes ${files.sourceFiles.length} source files (max-source-files = ${context.maxSourceFiles})`,
     );
   }
-  if (files.testModules.length === 0) return excluded("no-test-added", "changes no test module");
+  if (files.testModules.length === 0) {
+    return excluded(
+      "no-test-added",
+      `changes no test module${rules.from ? ` (python_files from ${rules.from})` : ""}`,
+    );
+  }
   return {
     kind: "candidate",
     candidate: {
       commit: change.commit,
       parent: change.parents[0],
       time: change.time,
-      title,
+      title: text.title,
       body: text.body,
       ...(text.pullRequest ? { pullRequest: text.pullRequest } : {}),
       merge: change.parents.length > 1,
-      reference,
+      reference: screened.reference,
       ...files,
       packageDir: where.atB,
       pythonPath: pythonPathFor(where.atB),
+      rules,
+      titleFix: screened.titleFix,
+      ...(screened.fragment ? { fragment: screened.fragment } : {}),
+      changelogs: screened.changelogs,
     },
   };
 }

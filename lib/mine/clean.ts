@@ -155,3 +155,35 @@ export function composeStatement(title: string, body: string | null | undefined)
   const cleaned = cleanStatement(body);
   return cleaned ? `${title.trim()}\n\n${cleaned}` : title.trim();
 }
+
+const REF = String.raw`(?:(?:[\w.-]+\/[\w.-]+)?#\d+|gh-\d+|https?:\/\/\S+\/(?:issues|pulls?)\/\d+)`;
+const REF_KEYWORD = String
+  .raw`(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|for|issues?)\s*:?\s*)`;
+const TITLE_REFERENCES = new RegExp(
+  String.raw`\s*[([]\s*${REF_KEYWORD}?${REF}(?:\s*(?:,|and|&)\s*${REF})*\s*[)\]]|` +
+    String.raw`\s*(?:\b(?:close[sd]?|refs?|see|issues?)\s*:?\s*)?${REF}`,
+  "gi",
+);
+const FIX_PREFIX = /^\s*\[?(?:fix(?:e[sd])?|bug|bugfix|hotfix)\]?(?:\([^)]*\))?!?\s*:\s*/i;
+const HOW_CLAUSE = new RegExp(
+  String.raw`\s+(?:by\s+(?:\w+ing|using|not|no\s+longer|always|only)\b|via\s|using\s|` +
+    String.raw`through\s+\w+ing\b|in\s+favou?r\s+of\s|instead\s+of\s+\w+ing\b).*$|\s*[;:]\s+` +
+    String.raw`(?:use|add|move|call|check|pass|set|remove|replace|switch|make|return|skip|wrap|` +
+    String.raw`handle|escape|normali[sz]e|ensure|don'?t|do\s+not)\b.*$|\s+[-—–]+\s+.*$`,
+  "i",
+);
+
+/**
+ * A problem statement from a change's title alone, for when no issue text can be read: what an
+ * issue's title would say. References (`(#12)`, `Fixes #12`), a `fix:` prefix and a clause that
+ * says how the fix works ("... by moving the call", "...; use a lock") are removed; the body,
+ * which often describes the fix, is not used at all.
+ */
+export function titleStatement(title: string): string {
+  let text = title.replace(TITLE_REFERENCES, " ").replace(FIX_PREFIX, "");
+  text = text.replace(HOW_CLAUSE, "");
+  text = text.replace(/\s+/g, " ").replace(/\s+([,.;:!?])/g, "$1").replace(/[\s,;:.-]+$/, "")
+    .trim();
+  if (!/[a-z]{3}.*\s\S/i.test(text)) return title.trim();
+  return text[0].toUpperCase() + text.slice(1);
+}

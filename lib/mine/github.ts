@@ -90,6 +90,8 @@ export interface GithubItem {
   state?: string;
   /** True for a pull request (GitHub lists them among issues). */
   isPullRequest: boolean;
+  /** Its labels' names. */
+  labels?: string[];
 }
 
 /** Schema of a cached {@linkcode GithubItem}. */
@@ -100,6 +102,7 @@ export const githubItemSchema: z.ZodType<GithubItem> = z.object({
   url: z.string().optional(),
   state: z.string().optional(),
   isPullRequest: z.boolean(),
+  labels: z.array(z.string()).optional(),
 });
 
 const closingSchema = z.object({ issues: z.array(z.int()) });
@@ -289,6 +292,11 @@ export class GithubClient {
       state: typeof data.state === "string" ? data.state : undefined,
       isPullRequest: data.pull_request !== undefined && data.pull_request !== null,
     };
+    if (Array.isArray(data.labels)) {
+      item.labels = data.labels
+        .map((l: unknown) => typeof l === "string" ? l : (l as { name?: unknown } | null)?.name)
+        .filter((l): l is string => typeof l === "string");
+    }
     if (cache) await writeJsonAtomic(cache, item);
     return item;
   }

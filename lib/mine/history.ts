@@ -1,14 +1,14 @@
 /**
  * The first-parent history of a branch in one streaming `git log` pass: each change that landed
  * (a squashed commit, a rebased one, or a pull request's merge commit judged by its diff against
- * the first parent) with its message and the files it touched, renames included.
+ * the first parent) with its message and the files it touched, with their blobs and exact renames.
  *
  * Requires `--allow-run=git`.
  *
  * @module
  */
 
-import { gitLines } from "../git.ts";
+import { gitLineBatches } from "../git.ts";
 
 /** One file a change touched, relative to its first parent. */
 export interface PathChange {
@@ -18,6 +18,10 @@ export interface PathChange {
   path: string;
   /** For renames and copies: the path before. */
   oldPath?: string;
+  /** The blob before the change (absent for an addition, or when the log did not say). */
+  oldBlob?: string;
+  /** The blob after the change (absent for a deletion, or when the log did not say). */
+  newBlob?: string;
 }
 
 /** One change on first-parent history. */
@@ -90,46 +94,141 @@ export function parseNameStatus(line: string): PathChange | undefined {
   return { status: code, path: unquotePath(rest) };
 }
 
+const NULL_BLOB = /^0+$/;
+
 /**
- * Parse the output of `git log` with {@linkcode LOG_FORMAT} and `--name-status`, line by line,
- * into changes. Works on any iterable of lines, so it is tested without git.
+ * Parse one `--raw` line (`:100644 100644 <old> <new> M\tpath`, renames with two paths);
+ * undefined if it is not one.
+ */
+export function parseRaw(line: string): PathChange | undefined {
+  if (line[0] !== ":") return undefined;
+  const tab = line.indexOf("\t");
+  if (tab < 0) return undefined;
+  const fields = line.slice(1, tab).split(" ");
+  if (fields.length < 5) return undefined;
+  const [, , oldBlob, newBlob, status] = fields;
+  const change = parseNameStatus(`${status}${line.slice(tab)}`);
+  if (!change) return undefined;
+  if (!NULL_BLOB.test(oldBlob)) change.oldBlob = oldBlob;
+  if (!NULL_BLOB.test(newBlob)) change.newBlob = newBlob;
+  return change;
+}
+
+/** The blob of an empty file: git never pairs empty files as renames, nor does this. */
+const EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+function commonTail(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+/**
+ * Pair the deletions and additions of a change that carry the same blob into renames, as
+ * `git log -M` would for exact renames (the only renames bugbout needs, and far cheaper than
+ * git's similarity search). Files whose content also changed stay a deletion and an addition.
+ */
+export function pairExactRenames(files: PathChange[]): PathChange[] {
+  const deleted = new Map<string, PathChange[]>();
+  for (const f of files) {
+    if (f.status === "D" && f.oldBlob && f.oldBlob !== EMPTY_BLOB) {
+      const list = deleted.get(f.oldBlob) ?? [];
+      list.push(f);
+      deleted.set(f.oldBlob, list);
+    }
+  }
+  if (deleted.size === 0) return files;
+  const paired = new Set<PathChange>();
+  const out: PathChange[] = [];
+  for (const f of files) {
+    if (f.status !== "A" || !f.newBlob) continue;
+    const sources = deleted.get(f.newBlob)?.filter((d) => !paired.has(d));
+    if (!sources?.length) continue;
+    const from = sources.reduce((best, d) =>
+      commonTail(d.path, f.path) > commonTail(best.path, f.path) ? d : best
+    );
+    paired.add(from);
+    paired.add(f);
+    out.push({
+      status: "R",
+      path: f.path,
+      oldPath: from.path,
+      oldBlob: from.oldBlob,
+      newBlob: f.newBlob,
+    });
+  }
+  if (out.length === 0) return files;
+  return [...files.filter((f) => !paired.has(f)), ...out];
+}
+
+/**
+ * Reads the output of `git log` with {@linkcode LOG_FORMAT} and `--raw` or `--name-status`, a
+ * batch of lines at a time, into changes.
+ */
+export class LogParser {
+  #current: Change | undefined;
+  #message: string[] | undefined;
+
+  /** Read some lines; returns the changes they completed. */
+  push(lines: Iterable<string>): Change[] {
+    const done: Change[] = [];
+    for (const line of lines) {
+      if (line.startsWith(START)) {
+        if (this.#current) done.push(this.#finish(this.#current));
+        const [ids, time] = line.slice(1).split(FIELD, 2);
+        const [commit, ...parents] = ids.split(" ").filter(Boolean);
+        const current: Change = { commit, parents, time: Number(time), message: "", files: [] };
+        this.#current = current;
+        const rest = line.slice(1 + ids.length + 1 + time.length + 1);
+        if (rest.endsWith(END)) {
+          current.message = rest.slice(0, -1);
+          this.#message = undefined;
+        } else {
+          this.#message = [rest];
+        }
+        continue;
+      }
+      const current = this.#current;
+      if (!current) continue;
+      if (this.#message) {
+        if (line.endsWith(END)) {
+          this.#message.push(line.slice(0, -1));
+          current.message = this.#message.join("\n").replace(/\n+$/, "");
+          this.#message = undefined;
+        } else {
+          this.#message.push(line);
+        }
+        continue;
+      }
+      const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
+      if (file) current.files.push(file);
+    }
+    return done;
+  }
+
+  /** The last change, once the output has ended. */
+  end(): Change[] {
+    const last = this.#current;
+    this.#current = undefined;
+    return last ? [this.#finish(last)] : [];
+  }
+
+  #finish(change: Change): Change {
+    change.files = pairExactRenames(change.files);
+    return change;
+  }
+}
+
+/**
+ * Parse the output of `git log` with {@linkcode LOG_FORMAT} and `--raw` or `--name-status`, line
+ * by line, into changes. Works on any iterable of lines, so it is tested without git.
  */
 export async function* parseLog(lines: AsyncIterable<string> | Iterable<string>): AsyncGenerator<
   Change
 > {
-  let current: Change | undefined;
-  let message: string[] | undefined;
-  for await (const line of lines) {
-    if (line.startsWith(START)) {
-      if (current) yield current;
-      const [ids, time] = line.slice(1).split(FIELD, 2);
-      const [commit, ...parents] = ids.split(" ").filter(Boolean);
-      current = { commit, parents, time: Number(time), message: "", files: [] };
-      message = [];
-      const rest = line.slice(1 + ids.length + 1 + time.length + 1);
-      if (rest.endsWith(END)) {
-        current.message = rest.slice(0, -1);
-        message = undefined;
-      } else {
-        message.push(rest);
-      }
-      continue;
-    }
-    if (!current) continue;
-    if (message) {
-      if (line.endsWith(END)) {
-        message.push(line.slice(0, -1));
-        current.message = message.join("\n").replace(/\n+$/, "");
-        message = undefined;
-      } else {
-        message.push(line);
-      }
-      continue;
-    }
-    const file = parseNameStatus(line);
-    if (file) current.files.push(file);
-  }
-  if (current) yield current;
+  const parser = new LogParser();
+  for await (const line of lines) yield* parser.push([line]);
+  yield* parser.end();
 }
 
 /** Options for {@linkcode firstParentHistory}. */
@@ -141,25 +240,42 @@ export interface HistoryOptions {
 }
 
 /**
- * Stream the first-parent history of `rev`, newest first, in one `git log` process: every change
- * with its message and the files it touched against its first parent (renames detected).
+ * Stream the first-parent history of `rev`, newest first, in one `git log` process, a batch of
+ * changes at a time: every change with its message and the files it touched against its first
+ * parent, with their blobs. Exact renames are paired (see {@linkcode pairExactRenames}); git's
+ * similarity search is not run, which keeps the walk as fast as a plain `git log`.
  */
-export function firstParentHistory(
+export async function* firstParentBatches(
   repo: string,
   rev: string,
   options: HistoryOptions = {},
-): AsyncGenerator<Change> {
+): AsyncGenerator<Change[]> {
   const args = [
     "log",
     "--first-parent",
     "--diff-merges=first-parent",
-    "--name-status",
-    "-M",
+    "--raw",
+    "--no-renames",
     "--no-abbrev",
     LOG_FORMAT,
     ...(options.since ? [`--since=${options.since.toISOString()}`] : []),
     rev,
     "--",
   ];
-  return parseLog(gitLines(args, { cwd: repo, signal: options.signal }));
+  const parser = new LogParser();
+  for await (const lines of gitLineBatches(args, { cwd: repo, signal: options.signal })) {
+    const done = parser.push(lines);
+    if (done.length) yield done;
+  }
+  const last = parser.end();
+  if (last.length) yield last;
+}
+
+/** {@linkcode firstParentBatches}, one change at a time. */
+export async function* firstParentHistory(
+  repo: string,
+  rev: string,
+  options: HistoryOptions = {},
+): AsyncGenerator<Change> {
+  for await (const batch of firstParentBatches(repo, rev, options)) yield* batch;
 }

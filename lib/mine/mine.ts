@@ -10,7 +10,7 @@
  */
 
 import { BugboutError, InterruptedError } from "../errors.ts";
-import { defaultBranch, revParse } from "../git.ts";
+import { defaultBranch, firstParentCount, revParse } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import {
@@ -21,22 +21,27 @@ import {
   tasksFileSchema,
 } from "../records.ts";
 import { accessNote, clientFor, githubSetup } from "./access.ts";
-import { findAddedTests } from "./added_tests.ts";
+import { TestReader } from "./added_tests.ts";
+import { BlobReader } from "./blobs.ts";
 import {
   type Candidate,
-  classifyChange,
+  classifyFiles,
   COUNTED_ONLY,
   EXCLUSION_REASONS,
   type ExclusionReason,
+  screenChange,
+  type Screened,
 } from "./classify.ts";
-import { readPytestRules } from "./files_at.ts";
-import type { EnvLike, GithubClient } from "./github.ts";
-import { firstParentHistory } from "./history.ts";
+import { Examiner } from "./examine.ts";
+import type { EnvLike } from "./github.ts";
+import { firstParentBatches } from "./history.ts";
 import { PackageTracker } from "./package.ts";
-import { commitStatement, githubStatement, type ResolvedStatement } from "./statement.ts";
+import { RulesHistory } from "./rules_at.ts";
+
+export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 1;
+export const MINER_VERSION = 2;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";
@@ -61,6 +66,20 @@ export interface MineOptions {
   onProgress?: (event: MineProgress) => void;
 }
 
+/** How much work mining did: what the walk read, and what was read to examine candidates. */
+export interface MineStats {
+  /** Commits the history walk read (`since` stops it early). */
+  walked: number;
+  /** Changes that passed the cheap rules. */
+  candidates: number;
+  /** Candidates whose files were read (newest first, until `limit` tasks were found). */
+  examined: number;
+  /** Distinct blobs read from git. */
+  blobsRead: number;
+  /** `git cat-file` processes started. */
+  readers: number;
+}
+
 /** What {@linkcode mineAll} returns. */
 export interface MineResult {
   /** The contents of tasks.json. */
@@ -71,65 +90,75 @@ export interface MineResult {
   path: string;
   /** One line for a person. */
   summary: string;
-}
-
-/** The id of a task from its reference: `issue-12` or `pr-34`. */
-export function taskId(ref: Task["ref"]): string {
-  return `${ref.kind === "pull" ? "pr" : "issue"}-${ref.number}`;
+  /** How much work mining did (absent when tasks.json was up to date). */
+  stats?: MineStats;
 }
 
 interface Walked {
-  examined: number;
+  /** Commits walked. */
+  walked: number;
   /** Every commit walked, newest first. */
   order: string[];
-  candidates: Candidate[];
   excluded: Exclusion[];
   counts: Record<string, number>;
 }
 
-/** Walk history once and apply the cheap rules to every change. */
+/** A screened change and the key of the discovery rules in force at it. */
+interface Survivor {
+  screened: Screened;
+  rules: string;
+}
+
+function tally(counts: Record<string, number>, reason: string, n = 1) {
+  if (n) counts[reason] = (counts[reason] ?? 0) + n;
+}
+
+/**
+ * Walk history once, newest first, applying the rules that need only messages and file names,
+ * and hand each change that passes them to `onSurvivor` as soon as it is read.
+ */
 async function walk(
   project: Project,
   head: string,
-  context: Parameters<typeof classifyChange>[2],
+  rulesAt: RulesHistory,
+  slug: string | undefined,
+  onSurvivor: (survivor: Survivor) => void,
   options: MineOptions,
 ): Promise<Walked> {
   const tracker = new PackageTracker(project.config.project.source);
-  const walked: Walked = { examined: 0, order: [], candidates: [], excluded: [], counts: {} };
+  const since = project.config.tasks.since;
+  const walked: Walked = { walked: 0, order: [], excluded: [], counts: {} };
   for await (
-    const change of firstParentHistory(project.repository, head, { signal: options.signal })
+    const batch of firstParentBatches(project.repository, head, { signal: options.signal, since })
   ) {
-    walked.examined++;
-    walked.order.push(change.commit);
-    if (walked.examined % 5000 === 0) {
-      options.onProgress?.({ stage: "walk", examined: walked.examined });
-    }
-    const where = tracker.step(change.files);
-    const result = classifyChange(change, where, context);
-    if (result.kind === "candidate") {
-      walked.candidates.push(result.candidate);
-      continue;
-    }
-    walked.counts[result.reason] = (walked.counts[result.reason] ?? 0) + 1;
-    if (!COUNTED_ONLY.includes(result.reason)) {
-      walked.excluded.push({
-        commit: change.commit,
-        title: result.title,
-        reason: result.reason,
-        ...(result.detail ? { detail: result.detail } : {}),
-      });
+    for (const change of batch) {
+      walked.walked++;
+      walked.order.push(change.commit);
+      if (walked.walked % 5000 === 0) {
+        options.onProgress?.({ stage: "walk", examined: walked.walked });
+      }
+      const where = tracker.step(change.files);
+      const rules = rulesAt.step(change.files);
+      if (since && change.time * 1000 < since.getTime()) {
+        tally(walked.counts, "before-since");
+        continue;
+      }
+      const result = screenChange(change, where, { slug });
+      if (result.kind === "candidate") {
+        onSurvivor({ screened: result.candidate, rules });
+        continue;
+      }
+      tally(walked.counts, result.reason);
+      if (!COUNTED_ONLY.includes(result.reason)) {
+        walked.excluded.push(exclusion(change.commit, result.title, result.reason, result.detail));
+      }
     }
   }
   return walked;
 }
 
-function exclusion(candidate: Candidate, reason: ExclusionReason, detail?: string): Exclusion {
-  return {
-    commit: candidate.commit,
-    title: candidate.title,
-    reason,
-    ...(detail ? { detail } : {}),
-  };
+function exclusion(commit: string, title: string, reason: string, detail?: string): Exclusion {
+  return { commit, title, reason, ...(detail ? { detail } : {}) };
 }
 
 /**
@@ -183,71 +212,109 @@ async function mine(
     if (saved?.inputsKey === key) return { file: saved, cached: true, path };
   }
 
-  const rules = await readPytestRules(repo, head);
-  const walked = await walk(project, head, {
-    rules,
-    maxSourceFiles: config.tasks.maxSourceFiles,
-    since: config.tasks.since,
-    slug: setup.repository,
-    tests: config.project.tests,
-  }, options);
-  options.onProgress?.({ stage: "tests", candidates: walked.candidates.length });
-  const added = await findAddedTests(
-    repo,
-    walked.candidates.map((c) => c.commit),
-    rules,
-    { signal: options.signal },
-  );
-  const excluded = [...walked.excluded];
-  const counts = { ...walked.counts };
-  const exclude = (candidate: Candidate, reason: ExclusionReason, detail?: string) => {
-    excluded.push(exclusion(candidate, reason, detail));
-    counts[reason] = (counts[reason] ?? 0) + 1;
+  // With `since`, the walk stops early; the commits it did not read are counted by git.
+  const total = config.tasks.since ? firstParentCount(repo, head) : undefined;
+  const rulesAt = await RulesHistory.at(repo, head);
+  const excluded: Exclusion[] = [];
+  const counts: Record<string, number> = {};
+  const exclude = (
+    c: { commit: string; title: string },
+    reason: ExclusionReason,
+    detail?: string,
+  ) => {
+    tally(counts, reason);
+    if (!COUNTED_ONLY.includes(reason)) excluded.push(exclusion(c.commit, c.title, reason, detail));
   };
-  const qualifying: Candidate[] = [];
-  for (const candidate of walked.candidates) {
-    const tests = added.get(candidate.commit)!;
-    if (tests.newTests.length === 0) {
-      exclude(
-        candidate,
-        "no-test-added",
-        `changes ${tests.testFiles.join(", ") || "test modules"} but adds no test function`,
-      );
-    } else qualifying.push(candidate);
-  }
-
+  const blobs = new BlobReader(repo, options.signal);
   const client = clientFor(project, setup, {
     refresh: options.refresh,
     signal: options.signal,
     ...options.github,
   });
-  const tasks = await selectTasks(qualifying, {
+  const examiner = new Examiner({
     limit: config.tasks.limit,
+    reader: new TestReader(blobs),
     client,
     site: setup.repository ? { api: setup.api, repository: setup.repository } : undefined,
-    onProgress: options.onProgress,
+    onTask: (done) =>
+      options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
     exclude,
-    build: (candidate, statement) => {
-      const tests = added.get(candidate.commit)!;
-      return {
-        id: taskId(statement.ref),
-        ref: statement.ref,
-        title: candidate.title,
-        commit: candidate.commit,
-        parent: candidate.parent,
-        date: new Date(candidate.time * 1000).toISOString(),
-        sourceFiles: candidate.sourceFiles,
-        testFiles: tests.testFiles,
-        newTests: tests.newTests,
-        packageDir: candidate.packageDir,
-        pythonPath: candidate.pythonPath,
-        statement: statement.statement,
-        statementSource: statement.statementSource,
-        ...(candidate.supportFiles.length ? { supportFiles: candidate.supportFiles } : {}),
-        ...(statement.linkedIssue ? { linkedIssue: statement.linkedIssue } : {}),
-      };
-    },
+    signal: options.signal,
   });
+  // The discovery rules in force at each survivor (one read for all new ones), then the rules on
+  // its files.
+  const classify = async (survivors: Survivor[]): Promise<Candidate[]> => {
+    await blobs.read(survivors.flatMap((s) => RulesHistory.blobsOf(s.rules)));
+    const candidates: Candidate[] = [];
+    for (const { screened, rules } of survivors) {
+      const result = classifyFiles(screened, await rulesAt.rules(rules, blobs), {
+        maxSourceFiles: config.tasks.maxSourceFiles,
+        tests: config.project.tests,
+      });
+      if (result.kind === "candidate") candidates.push(result.candidate);
+      else {
+        exclude(
+          { commit: screened.change.commit, title: result.title },
+          result.reason,
+          result.detail,
+        );
+      }
+    }
+    return candidates;
+  };
+
+  // Candidates are examined while the walk goes on: with a limit, the tasks are usually all found
+  // before git has reached the oldest commits.
+  const survivors: Survivor[] = [];
+  let walking = true;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  let taken = 0;
+  let candidates = 0;
+  const ready: Candidate[] = [];
+  const examining = (async () => {
+    let size = Math.max(8, config.tasks.limit + 4);
+    while (!examiner.done) {
+      if (ready.length >= size || (!walking && taken === survivors.length && ready.length)) {
+        await examiner.examine(ready.splice(0, size));
+        size *= 2;
+        continue;
+      }
+      if (taken < survivors.length) {
+        const chunk = survivors.slice(taken);
+        taken = survivors.length;
+        const found = await classify(chunk);
+        candidates += found.length;
+        ready.push(...found);
+        continue;
+      }
+      if (!walking) break;
+      await new Promise<void>((resolve) => wake = resolve);
+    }
+  })();
+  let walked: Walked;
+  try {
+    walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
+      survivors.push(survivor);
+      if (survivors.length - taken >= 16) notify();
+    }, options);
+  } finally {
+    walking = false;
+    notify();
+    await examining.catch(() => {});
+  }
+  await examining;
+  const rest = await classify(survivors.slice(taken));
+  candidates += rest.length;
+  examiner.finish([...ready, ...rest]);
+  options.onProgress?.({ stage: "tests", candidates });
+  for (const e of walked.excluded) excluded.push(e);
+  for (const [reason, n] of Object.entries(walked.counts)) tally(counts, reason, n);
+  const history = total === undefined ? walked.walked : await total;
+  tally(counts, "before-since", history - walked.walked);
 
   // Newest first, as history was walked.
   const position = new Map(walked.order.map((commit, i) => [commit, i]));
@@ -259,95 +326,29 @@ async function mine(
     // When GitHub stopped answering, the next run tries again instead of reusing this file.
     inputsKey: client?.stopped ? `${key}-retry` : key,
     repository: { head, branch },
-    examined: walked.examined,
-    tasks,
+    examined: history,
+    tasks: examiner.tasks,
     excluded,
     counts: Object.fromEntries(
       Object.entries(counts).sort((a, b) => (order.get(a[0]) ?? 99) - (order.get(b[0]) ?? 99)),
     ),
-    statementNote: accessNote(setup, client),
+    statementNote: accessNote(setup, client, examiner.tasks),
   };
   if (options.signal?.aborted) throw new InterruptedError();
   await project.results.ensure();
   await project.results.write(TASKS_FILE, file);
-  return { file, cached: false, path };
-}
-
-interface SelectOptions {
-  limit: number;
-  client?: GithubClient;
-  site?: { api: string; repository: string };
-  onProgress?: (event: MineProgress) => void;
-  exclude: (candidate: Candidate, reason: ExclusionReason, detail?: string) => void;
-  build: (candidate: Candidate, statement: ResolvedStatement) => Task;
-}
-
-/**
- * Newest first: keep one change per issue (a pull request counts as the issue it closes) up to the
- * limit, reading statements as it goes (a few ahead at a time).
- */
-async function selectTasks(qualifying: Candidate[], options: SelectOptions): Promise<Task[]> {
-  const { client, limit } = options;
-  const resolve = async (candidate: Candidate): Promise<ResolvedStatement> =>
-    (client ? await githubStatement(candidate, client) : undefined) ??
-      commitStatement(candidate, options.site);
-  const pending = new Map<number, Promise<ResolvedStatement>>();
-  const statementOf = (i: number) => {
-    let promise = pending.get(i);
-    if (!promise) {
-      promise = resolve(qualifying[i]);
-      pending.set(i, promise);
-    }
-    return promise;
+  return {
+    file,
+    cached: false,
+    path,
+    stats: {
+      walked: walked.walked,
+      candidates,
+      examined: examiner.examined,
+      blobsRead: blobs.blobsRead,
+      readers: blobs.processes,
+    },
   };
-  const keptBy = new Map<number, string>();
-  const tasks: Task[] = [];
-  try {
-    for (let i = 0; i < qualifying.length; i++) {
-      const candidate = qualifying[i];
-      const number = candidate.reference.number;
-      const newer = keptBy.get(number);
-      if (newer) {
-        options.exclude(
-          candidate,
-          "older-change-for-same-issue",
-          `#${number} is fixed by the newer ${newer.slice(0, 10)}`,
-        );
-        continue;
-      }
-      if (tasks.length >= limit) {
-        keptBy.set(number, candidate.commit);
-        options.exclude(candidate, "over-limit", `limit = ${limit}, newest first`);
-        continue;
-      }
-      for (let ahead = 1; ahead < Math.min(4, limit - tasks.length); ahead++) {
-        const j = i + ahead;
-        if (j < qualifying.length && !keptBy.has(qualifying[j].reference.number)) statementOf(j);
-      }
-      const statement = await statementOf(i);
-      const linked = statement.linkedIssue;
-      const newerLinked = linked ? keptBy.get(linked) : undefined;
-      if (newerLinked) {
-        options.exclude(
-          candidate,
-          "older-change-for-same-issue",
-          `#${linked} is fixed by the newer ${newerLinked.slice(0, 10)}`,
-        );
-        continue;
-      }
-      keptBy.set(number, candidate.commit);
-      if (linked) keptBy.set(linked, candidate.commit);
-      tasks.push(options.build(candidate, statement));
-      options.onProgress?.({
-        stage: "statements",
-        done: tasks.length,
-        total: Math.min(limit, qualifying.length),
-      });
-    }
-  } finally {
-    await Promise.allSettled(pending.values());
-  }
-  return tasks;
 }
 
 /** Read `.bugbout/tasks.json`; throws with a hint when it has not been mined yet. */

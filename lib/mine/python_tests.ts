@@ -1,9 +1,11 @@
 /**
- * Find the test functions pytest would collect from a Python module's text, without running
- * Python: module-level functions matching `python_functions`, methods of classes matching
- * `python_classes` (nested ones too, not classes with an `__init__`), and `test*` methods of
- * `unittest.TestCase` subclasses. Strings, comments and bracketed continuation lines are skipped,
- * so a `def test_x` inside a docstring does not count.
+ * Read a Python test module the way pytest collects it, without running Python: its tests (module
+ * functions matching `python_functions`; methods of classes matching `python_classes` or deriving
+ * from a `TestCase`, inherited ones included), each with its source text, the class headers it
+ * depends on and the names it refers to; the module's other definitions by name; and what static
+ * reading cannot see (test classes made by a factory function, `pytest_generate_tests`). Strings,
+ * comments and bracketed continuation lines are skipped, so a `def test_x` inside a docstring
+ * does not count.
  *
  * Pure functions; no permissions needed.
  *
@@ -12,20 +14,77 @@
 
 import { DEFAULT_RULES, matchesName, type PytestRules } from "../python/mod.ts";
 
-interface Node {
-  kind: "def" | "class";
+/** One statement of the module's block structure. */
+interface Unit {
+  kind: "def" | "class" | "decorator" | "other";
+  /** The name a def, class or simple assignment defines. */
+  name?: string;
   indent: number;
-  name: string;
-  /** For classes: the class path from the module (`Outer::Inner`), when pytest collects it. */
-  path?: string;
-  unittest?: boolean;
-  hasInit?: boolean;
-  methods?: { name: string; line: number }[];
+  /** First line (its first decorator's, for a def or class). */
+  start: number;
+  /** Last line of the statement and its block. */
+  end: number;
+  /** The statement's first line, trimmed. */
+  text: string;
+  /** For a class: the base expressions. */
+  bases?: string[];
+  /** For a def: the text of its decorators. */
+  decorators: string[];
+  children: Unit[];
+}
+
+/** One test pytest would collect, as static reading sees it. */
+export interface OutlineTest {
+  /** `name` or `Class::name` (without parameters). */
+  id: string;
+  /** Its definition, decorators included (parametrize cases are in there). */
+  text: string;
+  /** Class headers (decorators, bases, class-level statements) and `pytestmark` it depends on. */
+  context: string;
+  /** Names its definition refers to (read when first asked for). */
+  readonly refs: Set<string>;
+  /** First line, for source order. */
+  line: number;
+}
+
+/** A module, read. */
+export interface TestOutline {
+  /** The tests, in source order. */
+  tests: OutlineTest[];
+  /** Every other definition or assignment (module level and in classes), by name: its text. */
+  names: Map<string, string>;
+  /** Names each of those refers to (to follow a changed helper to the tests that call it). */
+  uses(): Map<string, Set<string>>;
+  /** Names whose change changes every test of the module (setup hooks, autouse fixtures). */
+  global: Set<string>;
+  /** Factory functions that build test classes, and `pytest_generate_tests`: by name. */
+  dynamic: Set<string>;
 }
 
 const DEF = /^(?:async\s+)?def\s+([A-Za-z_]\w*)/;
-const CLASS = /^class\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\)?)?/;
-const UNITTEST_BASE = /\b(?:TestCase|IsolatedAsyncioTestCase)\b/;
+const CLASS = /^class\s+([A-Za-z_]\w*)\s*(?:\(([\s\S]*)\))?\s*:/;
+const ASSIGN = /^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)/;
+const UNITTEST_BASE = /(?:^|\.)\w*TestCase$/;
+const SETUP_NAMES = new Set([
+  "setup_module",
+  "teardown_module",
+  "setup_function",
+  "teardown_function",
+  "setUpModule",
+  "tearDownModule",
+  "setUp",
+  "tearDown",
+  "setUpClass",
+  "tearDownClass",
+  "setup_method",
+  "teardown_method",
+  "setup_class",
+  "teardown_class",
+  "asyncSetUp",
+  "asyncTearDown",
+  "pytestmark",
+]);
+const IDENTIFIER = /[A-Za-z_]\w*/g;
 
 /** Scanner state carried from one physical line to the next. */
 interface ScanState {
@@ -80,67 +139,392 @@ function indentOf(line: string): number {
   return width;
 }
 
+/** Split base expressions at top-level commas, keyword arguments (`metaclass=`) left out. */
+function splitBases(text: string | undefined): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const c of text) {
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    if (c === "," && depth === 0) {
+      out.push(current);
+      current = "";
+    } else current += c;
+  }
+  out.push(current);
+  return out.map((b) => b.replace(/\s+/g, "")).filter((b) => b !== "" && !b.includes("="));
+}
+
+/** The module's statements as a tree of blocks. */
+function blocks(lines: string[]): Unit[] {
+  const root: Unit = {
+    kind: "other",
+    indent: -1,
+    start: 0,
+    end: 0,
+    text: "",
+    decorators: [],
+    children: [],
+  };
+  const stack: Unit[] = [root];
+  const state: ScanState = { depth: 0, backslash: false };
+  let pending: Unit[] = [];
+  let open: Unit | undefined; // the statement whose logical line is still going on
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n];
+    const continuing = state.triple !== undefined || state.depth > 0 || state.backslash;
+    if (continuing) {
+      if (open) open.end = n;
+    } else {
+      const text = line.trimStart();
+      if (text !== "" && !text.startsWith("#")) {
+        const indent = indentOf(line);
+        while (stack.length > 1 && indent <= stack[stack.length - 1].indent) stack.pop();
+        const parent = stack[stack.length - 1];
+        const unit: Unit = {
+          kind: "other",
+          indent,
+          start: n,
+          end: n,
+          text,
+          decorators: [],
+          children: [],
+        };
+        const def = text.match(DEF);
+        if (text.startsWith("@")) unit.kind = "decorator";
+        else if (def) {
+          unit.kind = "def";
+          unit.name = def[1];
+        } else if (text.startsWith("class ")) {
+          unit.kind = "class";
+        } else {
+          const assign = text.match(ASSIGN);
+          if (assign) unit.name = assign[1];
+        }
+        if (unit.kind === "decorator") {
+          pending.push(unit);
+        } else {
+          if ((unit.kind === "def" || unit.kind === "class") && pending.length) {
+            unit.start = pending[0].start;
+            unit.decorators = pending.map((d) => d.text);
+          }
+          pending = [];
+          parent.children.push(unit);
+          stack.push(unit);
+        }
+        open = unit;
+      }
+    }
+    scan(line, state);
+    if (open && !(state.triple !== undefined || state.depth > 0 || state.backslash)) {
+      // The logical line ended here: a class header is now complete.
+      if (open.kind === "class" && open.bases === undefined) {
+        const header = lines.slice(open.start, n + 1).join("\n");
+        const at = header.search(/^\s*class\s/m);
+        const match = header.slice(at).trimStart().match(CLASS);
+        open.name = match?.[1];
+        open.bases = splitBases(match?.[2]);
+      }
+      open.end = Math.max(open.end, n);
+      open = undefined;
+    }
+  }
+  // A block ends where its last child ends.
+  const close = (unit: Unit): number => {
+    for (const child of unit.children) unit.end = Math.max(unit.end, close(child));
+    return unit.end;
+  };
+  close(root);
+  return root.children;
+}
+
+function textOf(lines: string[], unit: Unit): string {
+  const out: string[] = [];
+  for (let n = unit.start; n <= unit.end; n++) {
+    const line = lines[n].trimEnd();
+    if (line.trim() !== "") out.push(line.slice(Math.min(unit.indent, indentOf(line))));
+  }
+  return out.join("\n");
+}
+
+function refsOf(text: string): Set<string> {
+  return new Set(text.match(IDENTIFIER) ?? []);
+}
+
+/** A test whose `refs` are read from its text only when first asked for. */
+function lazyTest(test: Omit<OutlineTest, "refs">): OutlineTest {
+  let refs: Set<string> | undefined;
+  return {
+    ...test,
+    get refs() {
+      return refs ??= refsOf(test.text);
+    },
+  };
+}
+
+/** Module-level statements, with the bodies of `if`/`try`/`with`/`for` blocks lifted up. */
+function flatten(units: Unit[]): Unit[] {
+  const out: Unit[] = [];
+  for (const unit of units) {
+    if (unit.kind === "other" && unit.children.length && !unit.name) {
+      out.push(unit, ...flatten(unit.children));
+    } else out.push(unit);
+  }
+  return out;
+}
+
+function baseName(base: string): string {
+  return base.replace(/\[.*$/, "").split(".").pop() ?? base;
+}
+
+/** True when a class is a test class pytest collects with unittest's rules. */
+function isUnittest(cls: Unit, classes: Map<string, Unit>, seen = new Set<Unit>()): boolean {
+  if (seen.has(cls)) return false;
+  seen.add(cls);
+  for (const base of cls.bases ?? []) {
+    if (UNITTEST_BASE.test(base.replace(/\[.*$/, ""))) return true;
+    const local = classes.get(baseName(base));
+    if (local && local !== cls && isUnittest(local, classes, seen)) return true;
+  }
+  return false;
+}
+
+/** True when a class's bases include one the module does not define (imported, say). */
+function hasForeignBase(cls: Unit, classes: Map<string, Unit>): boolean {
+  return (cls.bases ?? []).some((b) => b !== "object" && !classes.has(baseName(b)));
+}
+
+/** Methods of a class, its own first and then those it inherits from classes of the module. */
+function methodsOf(
+  cls: Unit,
+  classes: Map<string, Unit>,
+  seen = new Set<Unit>(),
+): { unit: Unit; owner: Unit }[] {
+  if (seen.has(cls)) return [];
+  seen.add(cls);
+  const own = cls.children.filter((c) => c.kind === "def").map((unit) => ({ unit, owner: cls }));
+  const names = new Set(own.map((m) => m.unit.name));
+  const inherited: { unit: Unit; owner: Unit }[] = [];
+  for (const base of cls.bases ?? []) {
+    const local = classes.get(baseName(base));
+    if (!local || local === cls) continue;
+    for (const m of methodsOf(local, classes, seen)) {
+      if (names.has(m.unit.name)) continue;
+      names.add(m.unit.name);
+      inherited.push(m);
+    }
+  }
+  return [...own, ...inherited];
+}
+
+function classHeader(lines: string[], cls: Unit): string {
+  const parts = [...cls.decorators, `class ${cls.name}(${(cls.bases ?? []).join(", ")})`];
+  for (const child of cls.children) {
+    if (child.kind === "other") parts.push(textOf(lines, child));
+  }
+  return parts.join("\n");
+}
+
+function containsTestClass(unit: Unit, rules: PytestRules): boolean {
+  return unit.children.some((c) =>
+    (c.kind === "class" &&
+      (c.children.some((m) => m.kind === "def" && /^test/.test(m.name ?? "")) ||
+        containsTestClass(c, rules))) ||
+    (c.kind !== "class" && containsTestClass(c, rules))
+  );
+}
+
+/**
+ * Read a test module's text: its tests, its other definitions, and what only collection can
+ * tell. A class whose base the module does not define (a project base class imported from
+ * elsewhere) is taken for a `TestCase` when it has `test*` methods, as pytest would collect it if
+ * the base is one; collection says for sure.
+ */
+export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES): TestOutline {
+  const lines = source.replace(/\r\n?/g, "\n").split("\n");
+  const top = flatten(blocks(lines));
+  const classes = new Map<string, Unit>();
+  const indexClasses = (units: Unit[]) => {
+    for (const u of units) {
+      if (u.kind === "class" && u.name && !classes.has(u.name)) classes.set(u.name, u);
+      if (u.kind === "class") indexClasses(u.children);
+    }
+  };
+  indexClasses(top);
+  let uses: Map<string, Set<string>> | undefined;
+  const outline: TestOutline = {
+    tests: [],
+    names: new Map(),
+    uses: () => uses ??= new Map([...outline.names].map(([k, text]) => [k, refsOf(text)])),
+    global: new Set(),
+    dynamic: new Set(),
+  };
+  const marks = top.filter((u) => u.name === "pytestmark").map((u) => textOf(lines, u)).join("\n");
+  const seen = new Map<string, number>();
+  const define = (name: string, text: string, autouse = false) => {
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    const key = n === 0 ? name : `${name}\u0000${n}`;
+    outline.names.set(key, text);
+    if (SETUP_NAMES.has(name) || autouse) outline.global.add(key);
+  };
+  const autouse = (u: Unit) =>
+    u.decorators.some((d) => /fixture\b[\s\S]*autouse\s*=\s*True/.test(d));
+
+  const visitClass = (cls: Unit, prefix: string, context: string) => {
+    const name = cls.name ?? "";
+    const unittest = isUnittest(cls, classes);
+    const methods = methodsOf(cls, classes);
+    const testish = methods.some((m) => /^test/.test(m.unit.name ?? ""));
+    const assumedUnittest = !unittest && testish && hasForeignBase(cls, classes) &&
+      !matchesName(name, rules.classes);
+    const collected = unittest || assumedUnittest || matchesName(name, rules.classes);
+    const disabled = cls.children.some((c) => c.name === "__test__" && /=\s*False/.test(c.text));
+    const hasInit = methods.some((m) => m.unit.name === "__init__");
+    const header = `${context}\n${classHeader(lines, cls)}`;
+    for (const child of cls.children) {
+      if (child.kind === "other" && child.name) define(child.name, textOf(lines, child));
+    }
+    if (!collected || disabled || (hasInit && !unittest && !assumedUnittest)) {
+      for (const m of cls.children) {
+        if (m.kind === "def" && m.name) define(m.name, textOf(lines, m), autouse(m));
+      }
+      return;
+    }
+    const path = `${prefix}${name}`;
+    for (const { unit, owner } of methods) {
+      const method = unit.name ?? "";
+      const isTest = unittest || assumedUnittest
+        ? method.startsWith("test")
+        : matchesName(method, rules.functions);
+      const text = textOf(lines, unit);
+      if (!isTest) {
+        if (owner === cls) define(method, text, autouse(unit));
+        continue;
+      }
+      const ownerHeader = owner === cls ? "" : `\n${classHeader(lines, owner)}`;
+      outline.tests.push(lazyTest({
+        id: `${path}::${method}`,
+        text,
+        context: header + ownerHeader,
+        line: owner === cls ? unit.start : cls.start,
+      }));
+    }
+    for (const child of cls.children) {
+      if (child.kind === "class" && child.name) visitClass(child, `${path}::`, header);
+    }
+  };
+
+  for (const unit of top) {
+    if (unit.kind === "def" && unit.name) {
+      const text = textOf(lines, unit);
+      if (matchesName(unit.name, rules.functions)) {
+        outline.tests.push(lazyTest({ id: unit.name, text, context: marks, line: unit.start }));
+      } else {
+        define(unit.name, text, autouse(unit));
+        if (unit.name === "pytest_generate_tests" || containsTestClass(unit, rules)) {
+          outline.dynamic.add(unit.name);
+        }
+      }
+    } else if (unit.kind === "class" && unit.name) {
+      visitClass(unit, "", marks);
+    } else if (unit.kind === "other" && unit.name) {
+      define(unit.name, textOf(lines, unit));
+    }
+  }
+  outline.tests.sort((a, b) => a.line - b.line);
+  return outline;
+}
+
+/** What a change did to a module's tests, as static reading sees it. */
+export interface TestChanges {
+  /** Tests that are new or whose definition (or what it depends on) changed, in source order. */
+  changed: string[];
+  /** Those of them that are new. */
+  added: string[];
+  /** Why static reading cannot tell every test the change made or changed, when it cannot. */
+  unsure?: string;
+}
+
+/**
+ * Compare a module before (null when it is new) and after a change: the tests that are new, and
+ * those whose definition, class header, `pytestmark`, or a helper, constant or fixture they refer
+ * to changed (a new case in a `parametrize` list, or in the list it names, changes the test).
+ */
+export function compareOutlines(before: TestOutline | null, after: TestOutline): TestChanges {
+  if (!before) {
+    const ids = after.tests.map((t) => t.id);
+    return {
+      changed: ids,
+      added: ids,
+      ...(after.dynamic.size ? { unsure: dynamicText(after.dynamic) } : {}),
+    };
+  }
+  const old = new Map(before.tests.map((t) => [t.id, t]));
+  // Names whose definition changed, and then everything that refers to them.
+  const changedNames = new Set<string>();
+  const plain = (key: string) => key.split("\u0000")[0];
+  for (const [key, text] of after.names) {
+    if (before.names.get(key) !== text) changedNames.add(plain(key));
+  }
+  for (const key of before.names.keys()) if (!after.names.has(key)) changedNames.add(plain(key));
+  for (let grew = changedNames.size > 0; grew;) {
+    grew = false;
+    for (const [key, uses] of after.uses()) {
+      const name = plain(key);
+      if (changedNames.has(name)) continue;
+      for (const used of uses) {
+        if (used !== name && changedNames.has(used)) {
+          changedNames.add(name);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  const everything = [...after.global].some((key) => changedNames.has(plain(key)));
+  const changed: string[] = [];
+  const added: string[] = [];
+  for (const test of after.tests) {
+    const was = old.get(test.id);
+    if (!was) {
+      changed.push(test.id);
+      added.push(test.id);
+      continue;
+    }
+    if (
+      everything || was.text !== test.text || was.context !== test.context ||
+      (changedNames.size > 0 && [...test.refs].some((r) => changedNames.has(r)))
+    ) {
+      changed.push(test.id);
+    }
+  }
+  const dynamic = [...after.dynamic].filter((name) =>
+    changedNames.has(name) ||
+    [...after.uses()].some(([key, uses]) => uses.has(name) && changedNames.has(plain(key)))
+  );
+  return {
+    changed,
+    added,
+    ...(dynamic.length ? { unsure: dynamicText(new Set(dynamic)) } : {}),
+  };
+}
+
+function dynamicText(names: Set<string>): string {
+  const list = [...names].sort();
+  return list.includes("pytest_generate_tests") && list.length === 1
+    ? "tests are parametrised by pytest_generate_tests()"
+    : `test classes are made by ${list.map((n) => `${n}()`).join(", ")}`;
+}
+
 /**
  * The tests pytest would collect from a module, as node-id suffixes in source order:
  * `test_name` or `TestClass::test_name` (parametrised cases are not expanded).
  */
 export function testFunctions(source: string, rules: PytestRules = DEFAULT_RULES): string[] {
-  const found: { id: string; line: number }[] = [];
-  const classes: Node[] = [];
-  const stack: Node[] = [];
-  const state: ScanState = { depth: 0, backslash: false };
-  const lines = source.replace(/\r\n?/g, "\n").split("\n");
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n];
-    const continuing = state.triple !== undefined || state.depth > 0 || state.backslash;
-    if (!continuing) {
-      const text = line.trimStart();
-      if (text !== "" && !text.startsWith("#")) {
-        const indent = indentOf(line);
-        while (stack.length && indent <= stack[stack.length - 1].indent) stack.pop();
-        const parent = stack[stack.length - 1];
-        const def = text.match(DEF);
-        const cls = def ? null : text.match(CLASS);
-        if (def) {
-          const name = def[1];
-          if (!parent) {
-            if (matchesName(name, rules.functions)) found.push({ id: name, line: n });
-          } else if (parent.kind === "class") {
-            if (name === "__init__") parent.hasInit = true;
-            parent.methods!.push({ name, line: n });
-          }
-          stack.push({ kind: "def", indent, name });
-        } else if (cls) {
-          const name = cls[1];
-          const unittest = UNITTEST_BASE.test(cls[2] ?? "");
-          const collectable = (unittest || matchesName(name, rules.classes)) &&
-            (!parent || (parent.kind === "class" && parent.path !== undefined));
-          const node: Node = {
-            kind: "class",
-            indent,
-            name,
-            path: collectable ? (parent ? `${parent.path}::${name}` : name) : undefined,
-            unittest,
-            hasInit: false,
-            methods: [],
-          };
-          stack.push(node);
-          classes.push(node);
-        }
-      }
-    }
-    scan(line, state);
-  }
-  for (const cls of classes) {
-    if (cls.path === undefined || (cls.hasInit && !cls.unittest)) continue;
-    for (const method of cls.methods!) {
-      const isTest = cls.unittest
-        ? method.name.startsWith("test")
-        : matchesName(method.name, rules.functions);
-      if (isTest) found.push({ id: `${cls.path}::${method.name}`, line: method.line });
-    }
-  }
-  return found.sort((a, b) => a.line - b.line).map((f) => f.id);
+  return outlineTests(source, rules).tests.map((t) => t.id);
 }
 
 /** Tests in `after` that are not in `before`: the test functions a change added. */

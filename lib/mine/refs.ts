@@ -1,6 +1,7 @@
 /**
- * References to issues and pull requests in commit messages: `(#12)`, `Fixes #45`, `gh-7`,
- * `owner/name#3` and full URLs such as `https://github.com/owner/name/issues/12`.
+ * References to issues and pull requests in commit messages: `(#12)`, `Fixes #45`, `Closes issue
+ * #226`, `Refs #379, #383`, `gh-7`, `owner/name#3` and full URLs such as
+ * `https://github.com/owner/name/issues/12`.
  *
  * Pure functions; no permissions needed.
  *
@@ -13,8 +14,10 @@ export interface Reference {
   kind: "issue" | "pull" | "unknown";
   /** The issue or pull request number. */
   number: number;
-  /** True when a closing keyword precedes it (`Fixes #12`, `Closes: #3`). */
+  /** True when a closing keyword precedes it (`Fixes #12`, `Closes: #3`, `resolves issue #4`). */
   closing: boolean;
+  /** True when `Refs` or `References` precedes it: named as what the change is about. */
+  cited?: boolean;
   /** The URL, when the reference was written as one. */
   url?: string;
   /** `owner/name` when the reference names a repository. */
@@ -32,10 +35,15 @@ const TOKEN = new RegExp(
   "g",
 );
 
-// A closing keyword right before the token, possibly after other references in a list
-// ("Fixes #1, #2 and #3").
-const CLOSING_BEFORE =
-  /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*(?:(?:\S*#\d+|\S+\/\d+|gh-\d+)\s*(?:,|and|&)?\s*)*$/i;
+// A keyword right before the token, possibly with the word "issue" and after other references in
+// a list ("Fixes #1, #2 and #3", "Closes issue #226", "Refs #379, #383").
+const LIST = String
+  .raw`\s*:?\s*(?:(?:issues?|bugs?|tickets?)\s*)?(?:(?:\S*#\d+|\S+\/\d+|gh-\d+)\s*(?:,|and|&)?\s*(?:(?:issues?|bugs?|tickets?)\s*)?)*$`;
+const CLOSING_BEFORE = new RegExp(
+  String.raw`\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)` + LIST,
+  "i",
+);
+const CITED_BEFORE = new RegExp(String.raw`\b(?:refs?|references?)` + LIST, "i");
 
 /** Every reference in `text`, in order of appearance. */
 export function findReferences(text: string): Reference[] {
@@ -44,11 +52,13 @@ export function findReferences(text: string): Reference[] {
     const g = match.groups!;
     const before = text.slice(Math.max(0, match.index! - 80), match.index!);
     const closing = CLOSING_BEFORE.test(before);
+    const cited = !closing && CITED_BEFORE.test(before) ? { cited: true } : {};
     if (g.url) {
       found.push({
         kind: g.urlKind === "issues" ? "issue" : "pull",
         number: Number(g.urlNumber),
         closing,
+        ...cited,
         url: g.url,
         repo: g.urlRepo,
       });
@@ -57,10 +67,11 @@ export function findReferences(text: string): Reference[] {
         kind: "unknown",
         number: Number(g.number),
         closing,
+        ...cited,
         ...(g.repo ? { repo: g.repo } : {}),
       });
     } else if (g.gh) {
-      found.push({ kind: "issue", number: Number(g.gh), closing });
+      found.push({ kind: "issue", number: Number(g.gh), closing, ...cited });
     }
   }
   return found.filter((ref) => ref.number > 0);
@@ -86,8 +97,8 @@ export function ownReferences(refs: Reference[], slug: string | undefined): Refe
 
 /**
  * The reference a change is about. In order: an issue it says it closes; a reference in its
- * title; the pull request it merged. References in a body without a closing keyword ("see #5")
- * do not count.
+ * title; a pull request it says it closes; an issue it cites (`Refs #12`); the pull request it
+ * merged. Other references in a body ("see #5", "related to #6") do not count.
  */
 export function primaryReference(
   title: string,
@@ -102,6 +113,8 @@ export function primaryReference(
   if (inTitle) return inTitle;
   const closingPull = bodyRefs.find((ref) => ref.closing);
   if (closingPull) return closingPull;
+  const cited = bodyRefs.find((ref) => ref.cited);
+  if (cited) return cited;
   if (options.pullRequest) {
     return { kind: "pull", number: options.pullRequest, closing: false };
   }

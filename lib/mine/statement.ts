@@ -1,6 +1,7 @@
 /**
  * A task's problem statement: the issue's text from GitHub, the linked issue's text for a pull
- * request, or — when GitHub cannot tell — the change's own message, cleaned the same way.
+ * request, or — when GitHub cannot tell — the change's title alone, without the wording of the
+ * fix (a commit's body often says how the bug was fixed; an issue never does).
  *
  * Requires what {@linkcode GithubClient} requires when a client is given.
  *
@@ -9,8 +10,8 @@
 
 import type { Task } from "../records.ts";
 import type { Candidate } from "./classify.ts";
-import { composeStatement } from "./clean.ts";
-import { type GithubClient, webUrl } from "./github.ts";
+import { composeStatement, titleStatement } from "./clean.ts";
+import { type GithubClient, type GithubItem, webUrl } from "./github.ts";
 
 /** A statement and what it is about. */
 export interface ResolvedStatement {
@@ -22,9 +23,11 @@ export interface ResolvedStatement {
   ref: Task["ref"];
   /** For a pull request: the issue it closes, whose text is the statement. */
   linkedIssue?: number;
+  /** GitHub's labels on the issue and the pull request, when GitHub answered. */
+  labels?: string[];
 }
 
-/** The statement from the change itself: its title and body (a PR's description), cleaned. */
+/** The statement from the change itself: its title, without references or how it was fixed. */
 export function commitStatement(
   candidate: Pick<Candidate, "title" | "body" | "reference">,
   site?: { api: string; repository: string },
@@ -36,7 +39,7 @@ export function commitStatement(
       ? webUrl(site.api, site.repository, kind === "pull" ? "pull" : "issues", reference.number)
       : undefined);
   return {
-    statement: composeStatement(candidate.title, candidate.body),
+    statement: titleStatement(candidate.title),
     statementSource: "commit",
     ref: { kind, number: reference.number, ...(url ? { url } : {}) },
   };
@@ -54,11 +57,16 @@ export async function githubStatement(
   if (client.stopped) return undefined;
   const item = await client.issue(candidate.reference.number);
   if (!item) return undefined;
+  const labelsOf = (...items: GithubItem[]) => {
+    const all = [...new Set(items.flatMap((i) => i.labels ?? []))];
+    return items.some((i) => i.labels) ? { labels: all } : {};
+  };
   if (!item.isPullRequest) {
     return {
       statement: composeStatement(item.title, item.body),
       statementSource: "issue",
       ref: { kind: "issue", number: item.number, ...(item.url ? { url: item.url } : {}) },
+      ...labelsOf(item),
     };
   }
   const ref: Task["ref"] = {
@@ -74,6 +82,7 @@ export async function githubStatement(
         statementSource: "issue",
         ref,
         linkedIssue: issue.number,
+        ...labelsOf(item, issue),
       };
     }
   }
@@ -81,5 +90,6 @@ export async function githubStatement(
     statement: composeStatement(item.title, item.body),
     statementSource: "pull-request",
     ref,
+    ...labelsOf(item),
   };
 }

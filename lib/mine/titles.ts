@@ -7,16 +7,51 @@
  * @module
  */
 
-const FIX_WORDS = new RegExp(
+/** Words that name a bug whatever surrounds them. */
+const STRONG = new RegExp(
   String.raw`\b(?:fix(?:e[sd]|ing)?|bug(?:s|fix(?:es)?)?|hotfix(?:es)?|crash(?:e[sd]|ing)?|` +
-    String.raw`regressions?|errors?|erroneous(?:ly)?|broken|incorrect(?:ly)?|wrong(?:ly)?|` +
-    String.raw`exceptions?|fail(?:s|ed|ing|ures?)?|hang(?:s|ing)?|leak(?:s|ing)?|mistakes?)\b`,
+    String.raw`regressions?|erroneous(?:ly)?|broken|incorrect(?:ly)?|wrong(?:ly)?)\b`,
   "i",
 );
 
-/** True when a title (or a branch name) reads like a fix: fix, bug, crash, regression, ... */
+/**
+ * Words that name a bug only when they describe something going wrong ("error when ...", "fails
+ * on ...", "avoid an exception"), not a feature about errors ("Add error handling", "Improve
+ * error messages"). Exception class names (`TypeError when ...`) count as such words.
+ */
+const WEAK = String.raw`(?:errors?|exceptions?|\w+(?:Error|Exception)|fail(?:s|ed|ing|ures?)?|` +
+  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistakes?)`;
+const PROBLEM = new RegExp(
+  String.raw`\b${WEAK}\s+(?:\w+\s+)?(?:when|on|with|in|if|while|for|during|after|from|at|` +
+    String.raw`under|because|due)\b|\b(?:avoid|prevent|handle|don'?t|do\s+not|never|no\s+longer|` +
+    String.raw`stop|suppress)\s+(?:\w+\s+){0,3}${WEAK}\b|\b(?:fails?|failing|hangs?|hanging|` +
+    String.raw`leaks?|leaking)\s*$`,
+  "i",
+);
+
+/** Titles that start by saying they add or improve something are features, error words or not. */
+const FEATURE_START =
+  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:add(?:s|ed)?|allow(?:s|ed)?|support(?:s|ed)?|implement(?:s|ed)?|introduce[sd]?|improve[sd]?|enable[sd]?|expose[sd]?|provide[sd]?|better|clearer|new|more|raise|feat(?:ure)?)\b/i;
+
+/** A title without what is code: backtick spans, and identifiers (`snake_case`, `camelCase`, `a.b`). */
+export function proseOf(title: string): string {
+  return title
+    .replace(/`[^`]*`/g, " ")
+    .replace(/\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b(?:\(\))?/g, " ")
+    .replace(/\b\w*_\w*\b(?:\(\))?/g, " ")
+    .replace(/\b[a-z]+[A-Z]\w*\b(?:\(\))?/g, " ");
+}
+
+/**
+ * True when a title reads like a fix: a fix word in its prose (fix, bug, crash, regression, ...),
+ * or an error word describing something going wrong. Words inside identifiers or backticks do not
+ * count (`catch_exceptions` says nothing about a bug). A title that is one token (a branch name,
+ * `fix-restock-zero`) is read with its `-` and `_` as spaces.
+ */
 export function readsLikeFix(title: string): boolean {
-  return FIX_WORDS.test(title.replace(/[_]+/g, " "));
+  const text = /^\S+$/.test(title.trim()) ? title.replace(/[-_/]+/g, " ") : proseOf(title);
+  if (STRONG.test(text)) return true;
+  return !FEATURE_START.test(text) && PROBLEM.test(text);
 }
 
 /** True for `Revert "..."` commits: undoing a fix is not a fix. */
@@ -70,5 +105,6 @@ export function changeText(message: string): ChangeText {
 /** True when a change's title, or the branch it merged, reads like a fix. */
 export function changeReadsLikeFix(text: ChangeText): boolean {
   if (isRevert(text.title)) return false;
-  return readsLikeFix(text.title) || (text.branch !== undefined && readsLikeFix(text.branch));
+  return readsLikeFix(text.title) ||
+    (text.branch !== undefined && readsLikeFix(text.branch.replace(/[-_/]+/g, " ")));
 }

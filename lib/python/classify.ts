@@ -1,8 +1,13 @@
 /**
- * Decide what one pytest session said: outcomes from its JUnit XML, cross-checked with the exit
- * code, never from its console output. A missing, truncated or contradicted XML is an
- * infrastructure error; a wall-clock timeout or a memory cap is an outcome of the tree, with the
- * tests that finished kept and the rest `not-run`.
+ * Decide what one pytest session said, from the guard's results channel only (see `channel.ts`):
+ * never from the console, an exit code or a file the tested code could write.
+ *
+ * Each group of the session is judged on its own. A group with tampering evidence is `tampered`
+ * and gives no outcome at all. A group is complete when its child reported the end of its pytest
+ * session and then exited with the code it reported; only a complete group's passes count. A
+ * group cut short (timeout, memory, a crash, an exit in the middle) keeps its failures, and its
+ * passes only when the caller trusts the code it runs (the ground truth, which runs the
+ * maintainers' code); the rest of its tests are `not-run`.
  *
  * Pure; no permissions.
  *
@@ -10,69 +15,50 @@
  */
 
 import type { Outcome, RunStatus } from "../records.ts";
-import { JunitError, NodeIdResolver, outcomesOf, parseJunit } from "./junit.ts";
+import type { Channel, GroupReport, GuardEvent } from "./channel.ts";
 
 /** Why a run is an infrastructure error. */
 export type InfraCause =
   /** pytest refused to start on this tree (usage error, a conftest that cannot be imported, the
    * tree breaking pytest itself): a property of the tree, the same on every rerun. */
   | "unrunnable"
-  /** The run cannot be trusted: XML missing or malformed, exit code contradicting it, a crash. */
+  /** The run cannot be trusted: the guard never reported, pytest crashed, the channel broke. */
   | "harness"
   /** The sandbox itself could not start: pytest never ran, whatever the tree holds. */
   | "sandbox";
 
-/** One pytest session, read. */
-export interface PytestRun {
-  /** `ok`, `timeout`, `out-of-memory` or `infra-error`. */
+/** What one group of a session did. */
+export interface GroupRun {
+  /** `ok`, `timeout`, `out-of-memory`, `infra-error` or `tampered`. */
   status: RunStatus;
   /** For `infra-error`: whether the tree cannot run at all, or the run is not to be trusted. */
   cause?: InfraCause;
-  /** pytest's exit code; null when it was killed by the timeout. */
-  exitCode: number | null;
+  /** The group's pytest session ended and reported so: its outcomes are whole. */
+  complete: boolean;
+  /** The group never started (an earlier group's trouble ended the session first). */
+  unreached?: boolean;
   /** Outcome of every test by node id; a module that failed to collect appears as its path. */
   outcomes: Record<string, Outcome>;
   /** Duration of every test that ran, in milliseconds. */
   durations: Record<string, number>;
-  /** Why the run is not plainly `ok`, in words. */
+  /** Why the group is not plainly `ok`, in words. */
   message?: string;
+  /** What the code under test did to the grading (the reason for `tampered`). */
+  tamper: GuardEvent[];
+  /** Things worth a look that are not tampering by themselves. */
+  suspect: GuardEvent[];
+}
+
+/** One pytest session, read: its first group's fields (most sessions have one), and every group. */
+export interface PytestRun extends Omit<GroupRun, "complete" | "unreached"> {
+  /** The process's exit code; null when it was killed by the timeout. */
+  exitCode: number | null;
   /** Wall-clock duration of the session in milliseconds. */
   durationMs: number;
-}
-
-/** What the plugin's progress log says (see `_progress_plugin.ts`). */
-export interface Progress {
-  /** Node ids collected, when collection finished. */
-  collected?: string[];
-  /** Modules (node ids) that failed to collect. */
-  collectErrors: string[];
-  /** Outcome and seconds of each test that finished. */
-  done: Map<string, { outcome: Outcome; seconds: number }>;
-  /** The last test that started and did not finish. */
-  running?: string;
-}
-
-/** Parse the progress log; a line cut short by a kill is ignored. */
-export function parseProgress(text: string): Progress {
-  const progress: Progress = { collectErrors: [], done: new Map() };
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    let record: { k?: string; id?: string; ids?: string[]; o?: Outcome; s?: number };
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      if (error instanceof SyntaxError) continue; // a line cut short by a kill
-      throw error;
-    }
-    if (record.k === "collected" && Array.isArray(record.ids)) progress.collected = record.ids;
-    else if (record.k === "collect-error" && record.id) progress.collectErrors.push(record.id);
-    else if (record.k === "start" && record.id) progress.running = record.id;
-    else if (record.k === "done" && record.id && record.o) {
-      progress.done.set(record.id, { outcome: record.o, seconds: record.s ?? 0 });
-      if (progress.running === record.id) progress.running = undefined;
-    }
-  }
-  return progress;
+  /** Every group, in the order given. */
+  groups: GroupRun[];
+  /** A group changed files of the tree that decide what Python runs (then the session stopped). */
+  treeChanged?: { group: number; paths: string[] };
 }
 
 /** Everything {@linkcode classifyRun} looks at. */
@@ -85,13 +71,11 @@ export interface RunEvidence {
   timeoutMs: number;
   /** The memory cap, when one applied. */
   memoryMb?: number;
-  /** Text of the JUnit XML file, or undefined when pytest wrote none. */
-  junit?: string;
-  /** The parsed progress log. */
-  progress: Progress;
-  /** The test files the run targeted (relative to the rootdir). */
-  files: string[];
-  /** The tail of pytest's stdout and stderr: only ever used to explain a failure. */
+  /** The channel, read. */
+  channel: Channel;
+  /** Keep the passes of a group cut short (only for code that is trusted: the maintainers'). */
+  trustPartial: boolean;
+  /** The tail of the session's console output: only ever used to explain a failure. */
   output: string;
   /** Top-level modules that both pytest imports for itself and the tree provides. */
   sharedModules: string[];
@@ -106,163 +90,275 @@ function tail(text: string, lines = 15): string {
   return text.trim().split("\n").slice(-lines).join("\n");
 }
 
-/** Outcomes as far as the progress log goes: finished tests kept, the rest `not-run`. */
-function partialOutcomes(p: Progress): Pick<PytestRun, "outcomes" | "durations"> {
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** What the group's records say, tests by node id. */
+function outcomesOf(group: GroupReport, keepPasses: boolean) {
   const outcomes: Record<string, Outcome> = {};
   const durations: Record<string, number> = {};
-  for (const id of p.collectErrors) outcomes[id] = "error";
-  for (const id of p.collected ?? []) outcomes[id] = "not-run";
-  for (const [id, d] of p.done) {
-    outcomes[id] = d.outcome;
+  for (const id of group.collected ?? []) outcomes[id] = "not-run";
+  for (const { id } of group.collectErrors) outcomes[id] = "error";
+  for (const [id, d] of group.done) {
+    outcomes[id] = d.outcome === "passed" && !keepPasses ? "not-run" : d.outcome;
     durations[id] = Math.round(d.seconds * 1e6) / 1e3;
   }
-  if (p.running) outcomes[p.running] = "not-run";
+  if (group.running) outcomes[group.running] = "not-run";
   return { outcomes, durations };
 }
 
-function notRunCount(outcomes: Record<string, Outcome>): number {
+function notRun(outcomes: Record<string, Outcome>): number {
   return Object.values(outcomes).filter((o) => o === "not-run").length;
+}
+
+/** A tampering event in one line: "changed pytest's reporting machinery (calc/__init__.py:6)". */
+export function describeEvent(e: GuardEvent): string {
+  const where = [e.where, e.detail].filter(Boolean).join(": ");
+  return where ? `${e.what} (${where})` : e.what;
+}
+
+function tamperMessage(events: readonly GuardEvent[]): string {
+  const more = events.length > 3 ? ` and ${events.length - 3} more` : "";
+  return `The code under test tampered with the grading: ${
+    events.slice(0, 3).map(describeEvent).join("; ")
+  }${more}.`;
+}
+
+function judgeGroup(
+  group: GroupReport,
+  e: RunEvidence,
+  cutShort: (why: string, running?: string) => Omit<GroupRun, "tamper" | "suspect">,
+): GroupRun {
+  const events = { tamper: group.tamper, suspect: group.suspect };
+  if (group.tamper.length > 0) {
+    return {
+      ...events,
+      status: "tampered",
+      complete: false,
+      outcomes: {},
+      durations: {},
+      message: tamperMessage(group.tamper),
+    };
+  }
+  if (!group.begun) {
+    return {
+      ...events,
+      status: "infra-error",
+      cause: "harness",
+      complete: false,
+      unreached: true,
+      outcomes: {},
+      durations: {},
+      message: "The session ended before these tests started.",
+    };
+  }
+  const ended = group.endCode !== undefined;
+  // The child writes its end record and exits with that code at once; a guard that was itself
+  // killed afterwards (a later group's timeout) never saw the exit, which changes nothing.
+  const exitedAsSaid = ended && (group.exit === undefined || group.exit.code === group.endCode);
+  if (!exitedAsSaid) {
+    if (e.timedOut) {
+      return { ...events, ...cutShort(`pytest did not finish within ${e.timeoutMs / 1000}s`) };
+    }
+    const signal = group.exit?.signal;
+    const memoryText = MEMORY_TEXT.test(e.output) ||
+      [...group.done.values()].some((d) => /^MemoryError\b/.test(d.message ?? ""));
+    if (e.memoryMb !== undefined && (signal === 9 || memoryText)) {
+      return {
+        ...events,
+        ...cutShort(
+          signal === undefined
+            ? `pytest ran out of memory under the ${e.memoryMb} MiB cap`
+            : `pytest was killed by signal ${signal} under the ${e.memoryMb} MiB memory cap`,
+        ),
+        status: "out-of-memory",
+      };
+    }
+    const how = signal !== undefined
+      ? `was killed by signal ${signal}`
+      : group.exit
+      ? `exited with code ${group.exit.code}${ended ? ` after reporting ${group.endCode}` : ""}`
+      : "did not report how it ended";
+    return {
+      ...events,
+      status: "infra-error",
+      cause: "harness",
+      complete: false,
+      outcomes: {},
+      durations: {},
+      message: `Infrastructure error: pytest ${how} before its session was over.\n${
+        tail(e.output)
+      }`,
+    };
+  }
+  const { outcomes, durations } = outcomesOf(group, true);
+  const failing = Object.values(outcomes).filter((o) => FAILING.has(o)).length;
+  const base = { ...events, complete: true, outcomes, durations };
+  switch (group.endCode) {
+    case 0:
+      if (failing > 0) {
+        return {
+          ...base,
+          outcomes: {},
+          durations: {},
+          status: "infra-error",
+          cause: "harness",
+          complete: false,
+          message: `Infrastructure error: pytest ended with code 0 (all passed) but ${
+            plural(failing, "test")
+          } failed.`,
+        };
+      }
+      break;
+    case 1:
+      break;
+    case 2:
+      return {
+        ...events,
+        ...cutShort("pytest was interrupted"),
+        outcomes: {},
+        durations: {},
+        status: "infra-error",
+        cause: "harness",
+      };
+    case 4:
+      return {
+        ...events,
+        status: "infra-error",
+        cause: "unrunnable",
+        complete: true,
+        outcomes: {},
+        durations: {},
+        message: `pytest refused to run this tree (exit code 4):\n${tail(e.output)}`,
+      };
+    case 5:
+      return { ...base, status: "ok", message: "pytest collected no tests." };
+    default:
+      return {
+        ...events,
+        status: "infra-error",
+        cause: "harness",
+        complete: false,
+        outcomes: {},
+        durations: {},
+        message:
+          `Infrastructure error: pytest stopped with an internal error (exit code ${group.endCode}).\n${
+            tail(e.output)
+          }`,
+      };
+  }
+  const starved = [...group.done].filter(([, d]) =>
+    FAILING.has(d.outcome) && /^MemoryError\b/.test(d.message ?? "")
+  );
+  if (e.memoryMb !== undefined && starved.length > 0) {
+    return {
+      ...base,
+      status: "out-of-memory",
+      message: `${
+        plural(starved.length, "test")
+      } ran out of memory (MemoryError under the ${e.memoryMb} MiB cap): ${
+        starved.slice(0, 3).map(([id]) => id).join(", ")
+      }.`,
+    };
+  }
+  return { ...base, status: "ok" };
 }
 
 /** Read one finished pytest session. */
 export function classifyRun(e: RunEvidence): PytestRun {
-  const base = { exitCode: e.exitCode as number | null, durationMs: e.durationMs };
-  const killed = (status: "timeout" | "out-of-memory", why: string): PytestRun => {
-    const partial = partialOutcomes(e.progress);
-    const running = e.progress.running ? ` while running ${e.progress.running}` : "";
-    const left = notRunCount(partial.outcomes);
-    return {
-      ...base,
-      ...partial,
-      status,
-      message: `${why}${running}; ${left} test${left === 1 ? "" : "s"} not run.`,
+  const { channel } = e;
+  const session = { exitCode: e.timedOut ? null : e.exitCode, durationMs: e.durationMs };
+  const whole = (run: Omit<GroupRun, "complete">, groups: GroupRun[]): PytestRun => ({
+    ...session,
+    ...run,
+    groups,
+    ...(channel.treeChanged ? { treeChanged: channel.treeChanged } : {}),
+  });
+  if (!channel.hello) {
+    // The guard never started: nothing ran that can be read.
+    const nothing = { outcomes: {}, durations: {}, tamper: channel.tamper, suspect: [] };
+    let run: Omit<GroupRun, "complete">;
+    if (e.timedOut) {
+      run = {
+        ...nothing,
+        status: "timeout",
+        message: `pytest did not start within ${e.timeoutMs / 1000}s.`,
+      };
+    } else if (e.sharedModules.length > 0) {
+      run = {
+        ...nothing,
+        status: "infra-error",
+        cause: "unrunnable",
+        message: `pytest itself crashed: the tree under test provides ${
+          e.sharedModules.map((m) => `\`${m}\``).join(", ")
+        }, which pytest imports for its own use, and with the tree first on PYTHONPATH this ` +
+          `version breaks pytest (the project is one of pytest's own dependencies).\n${
+            tail(e.output)
+          }`,
+      };
+    } else {
+      run = {
+        ...nothing,
+        status: "infra-error",
+        cause: "harness",
+        message:
+          `Infrastructure error: the test session never started (exit code ${e.exitCode}).\n${
+            tail(e.output)
+          }`,
+      };
+    }
+    const groups = channel.groups.map(() => ({ ...run, complete: false, unreached: true }));
+    return whole(run, groups);
+  }
+  const groups = channel.groups.map((group, index) => {
+    const cutShort = (why: string) => {
+      const { outcomes, durations } = outcomesOf(group, e.trustPartial);
+      const running = group.running ? ` while running ${group.running}` : "";
+      const left = notRun(outcomes);
+      return {
+        status: "timeout" as RunStatus,
+        complete: false,
+        outcomes,
+        durations,
+        message: `${why}${running}; ${plural(left, "test")} not run.`,
+      };
     };
+    const judged = judgeGroup(group, e, cutShort);
+    if (channel.treeChanged?.group === index) {
+      const changed = channel.treeChanged.paths.join(", ");
+      const event = { what: "changed files of the tree under test", where: changed };
+      return {
+        ...judged,
+        status: "tampered" as RunStatus,
+        complete: false,
+        outcomes: {},
+        durations: {},
+        tamper: [...judged.tamper, event],
+        message: tamperMessage([...judged.tamper, event]),
+      };
+    }
+    return judged;
+  });
+  // Forged lines before any group began belong to the whole session.
+  if (channel.tamper.length > 0) {
+    for (const g of groups) {
+      g.status = "tampered";
+      g.complete = false;
+      g.outcomes = {};
+      g.durations = {};
+      g.tamper = [...channel.tamper, ...g.tamper];
+      g.message = tamperMessage(g.tamper);
+    }
+  }
+  const first = groups[0] ?? {
+    status: "ok" as RunStatus,
+    complete: true,
+    outcomes: {},
+    durations: {},
+    tamper: [],
+    suspect: [],
   };
-  const harness = (message: string): PytestRun => ({
-    ...base,
-    status: "infra-error",
-    cause: "harness",
-    outcomes: {},
-    durations: {},
-    message,
-  });
-  const unrunnable = (message: string): PytestRun => ({
-    ...base,
-    status: "infra-error",
-    cause: "unrunnable",
-    outcomes: {},
-    durations: {},
-    message,
-  });
-  const capped = e.memoryMb !== undefined;
-
-  if (e.timedOut) {
-    return {
-      ...killed("timeout", `pytest did not finish within ${e.timeoutMs / 1000}s`),
-      exitCode: null,
-    };
-  }
-  let report;
-  let problem: string | undefined;
-  if (e.junit === undefined) problem = "pytest wrote no JUnit XML";
-  else {
-    try {
-      report = parseJunit(e.junit);
-    } catch (error) {
-      if (!(error instanceof JunitError)) throw error;
-      problem = `the JUnit XML is not valid: ${error.message}`;
-    }
-  }
-  const signal = e.exitCode > 128 && e.exitCode < 160 ? e.exitCode - 128 : undefined;
-  if (signal !== undefined && capped && (signal === 9 || MEMORY_TEXT.test(e.output))) {
-    return killed(
-      "out-of-memory",
-      `pytest was killed by signal ${signal} under the ${e.memoryMb} MiB memory cap`,
-    );
-  }
-  const dependency = e.sharedModules.length > 0 && e.progress.collected === undefined
-    ? `pytest itself crashed: the tree under test provides ${
-      e.sharedModules.map((m) => `\`${m}\``).join(", ")
-    }, which pytest imports for its own use, and with the tree first on PYTHONPATH this ` +
-      `version breaks pytest (the project is one of pytest's own dependencies).`
-    : undefined;
-
-  if (!report) {
-    if (e.exitCode === 4) {
-      return unrunnable(`pytest refused to run this tree (exit code 4):\n${tail(e.output)}`);
-    }
-    if (dependency) return unrunnable(`${dependency}\n${tail(e.output)}`);
-    if (capped && MEMORY_TEXT.test(e.output)) {
-      return killed("out-of-memory", `pytest ran out of memory under the ${e.memoryMb} MiB cap`);
-    }
-    const how = signal !== undefined
-      ? `was killed by signal ${signal}`
-      : `exited with code ${e.exitCode}`;
-    return harness(`Infrastructure error: pytest ${how} and ${problem}.\n${tail(e.output)}`);
-  }
-
-  const resolver = new NodeIdResolver(e.progress.collected ?? [], [
-    ...e.files,
-    ...e.progress.collectErrors,
-  ]);
-  const { outcomes, durations } = outcomesOf(report, resolver);
-  for (const id of e.progress.collected ?? []) outcomes[id] ??= "not-run";
-  const failing = Object.values(outcomes).filter((o) => FAILING.has(o)).length;
-  const { declared, counted } = report;
-  if (
-    declared.failures !== counted.failures || declared.errors !== counted.errors ||
-    declared.skipped !== counted.skipped
-  ) {
-    return harness(
-      `Infrastructure error: the JUnit XML declares ${declared.failures} failures, ` +
-        `${declared.errors} errors and ${declared.skipped} skipped but holds ${counted.failures}, ` +
-        `${counted.errors} and ${counted.skipped}.`,
-    );
-  }
-  const contradiction = (expected: string) =>
-    harness(
-      `Infrastructure error: pytest exited with code ${e.exitCode} (${expected}) but its JUnit ` +
-        `XML reports ${report.cases.length} test cases, ${failing} failing.`,
-    );
-  let message: string | undefined;
-  switch (e.exitCode) {
-    case 0:
-      if (failing > 0) return contradiction("all passed");
-      break;
-    case 1:
-      if (failing === 0) return contradiction("some tests failed");
-      break;
-    case 2:
-      message = `pytest was interrupted; ${notRunCount(outcomes)} tests not run.`;
-      break;
-    case 5:
-      if (report.cases.length > 0) return contradiction("no tests collected");
-      message = "pytest collected no tests.";
-      break;
-    case 4:
-      return unrunnable(`pytest refused to run this tree (exit code 4):\n${tail(e.output)}`);
-    default:
-      if (dependency) return unrunnable(`${dependency}\n${tail(e.output)}`);
-      return harness(
-        `Infrastructure error: pytest ${
-          signal !== undefined ? `was killed by signal ${signal}` : `exited with code ${e.exitCode}`
-        } after writing its JUnit XML.\n${tail(e.output)}`,
-      );
-  }
-  const starved = report.cases.filter((c) =>
-    (c.outcome === "failed" || c.outcome === "error") && /^MemoryError\b/.test(c.message ?? "")
-  );
-  if (capped && starved.length > 0) {
-    return {
-      ...base,
-      status: "out-of-memory",
-      outcomes,
-      durations,
-      message: `${starved.length} test${starved.length === 1 ? "" : "s"} ran out of memory ` +
-        `(MemoryError under the ${e.memoryMb} MiB cap): ${
-          starved.slice(0, 3).map((c) => resolver.resolve(c)).join(", ")
-        }.`,
-    };
-  }
-  return { ...base, status: "ok", outcomes, durations, ...(message ? { message } : {}) };
+  const { complete: _c, unreached: _u, ...rest } = first;
+  return whole(rest, groups);
 }

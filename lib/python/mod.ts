@@ -18,18 +18,28 @@ export {
   type ModuleVersions,
   testOfNode,
 } from "./changed_tests.ts";
-export { type InfraCause, type PytestRun } from "./classify.ts";
+export { type Channel, type GuardEvent, readChannel } from "./channel.ts";
+export { describeEvent, type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
 export { resolvePython, uvVersion } from "./discover.ts";
 export { ensureTestEnv, type EnvRequest, envRequest, type TestEnv, testEnvFor } from "./env.ts";
 export {
   CONFIG_FILES,
   DEFAULT_RULES,
+  fnmatchRegExp,
+  inTestpaths,
   isTestModule,
   matchesName,
   parseIni,
   type PytestRules,
   pytestRules,
+  rulesFromFile,
   testPathspecs,
 } from "./pytest_rules.ts";
-export { type PytestOptions, runPytest, targetFile, type TestPython } from "./pytest.ts";
+export {
+  pytestFlags,
+  type PytestOptions,
+  runPytest,
+  targetFile,
+  type TestPython,
+} from "./pytest.ts";
 export { mergeRepeats, type RepeatedRuns } from "./repeats.ts";

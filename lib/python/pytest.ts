@@ -1,11 +1,11 @@
 /**
- * Run pytest on a tree, sandboxed, and read what happened from its JUnit XML.
+ * Run pytest on a tree, sandboxed, under bugbout's guard (`_guard.ts`), and read what happened
+ * from the guard's results channel alone (`channel.ts`, `classify.ts`).
  *
  * The tree's `pythonPath` directories come first on `PYTHONPATH`, so the code under test is
  * always the tree's, whatever the environment holds. The project's `addopts` are ignored
- * (`-o addopts=`), the cache provider is off, the JUnit XML (family `xunit1`, which keeps each
- * test's file) and a progress log are written outside the tree, and the command runs with no
- * network, writing only the tree and its own run directory.
+ * (`-o addopts=`), the cache provider is off, and the command runs with no network, writing only
+ * the tree. Groups of targets run in processes of their own within the one session.
  *
  * Requires `--allow-run` (the sandbox, python), `--allow-read` and `--allow-write` (the tree,
  * the run directory).
@@ -16,11 +16,15 @@
 import { dirname, join } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { PLUGIN_MODULE, PLUGIN_SOURCE, PROGRESS_ENV } from "./_progress_plugin.ts";
-import { classifyRun, parseProgress, type PytestRun } from "./classify.ts";
-import { readDirIfExists, removeIfExists } from "../fs.ts";
+import { readDirIfExists, readTextIfExists, removeIfExists } from "../fs.ts";
+import { GUARD_FILE, GUARD_SOURCE } from "./_guard.ts";
+import { readChannel } from "./channel.ts";
+import { classifyRun, type PytestRun } from "./classify.ts";
 
-export type { InfraCause, PytestRun } from "./classify.ts";
+/** The most of a results channel kept on disk (60,000 tests take about 15 MB). */
+const CHANNEL_CAP = 512 * 1024 * 1024;
+
+export type { GroupRun, InfraCause, PytestRun } from "./classify.ts";
 
 /** The Python that runs tests: an environment from `env.ts`, or anything shaped like one. */
 export interface TestPython {
@@ -40,8 +44,24 @@ export interface PytestOptions {
   env: TestPython;
   /** The tree to test (a private copy: tests may write into it). Also pytest's rootdir. */
   tree: string;
-  /** Test files or node ids, relative to the tree. */
+  /** Test files or node ids, relative to the tree (one group). */
   targets: readonly string[];
+  /**
+   * Groups of targets, each run by pytest in a process of its own so that no group can reach
+   * another's tests (one author's each); `targets` is then ignored.
+   */
+  groups?: readonly (readonly string[])[];
+  /**
+   * Keep the passes of a session cut short (timeout, memory, crash). Only for code that is
+   * trusted, as the ground truth's is (the maintainers'); by default a cut-short session yields
+   * no pass at all.
+   */
+  trustPartial?: boolean;
+  /**
+   * Stop and call it tampering when a group changes files of the tree that decide what Python
+   * runs (default true; the ground truth runs the maintainers' tests, which may write anything).
+   */
+  watchTree?: boolean;
   /** Directories of the tree (relative) to put first on `PYTHONPATH`. Default `["."]`. */
   pythonPath?: readonly string[];
   /** `[project] pytest-args`. */
@@ -54,7 +74,7 @@ export interface PytestOptions {
   memoryMb?: number;
   /** Host paths that must stay unreadable (the repository, `BUGBOUT_HOME`, results). */
   deny?: readonly string[];
-  /** Where to make the run's own directory (JUnit XML, progress log). Default: system temp. */
+  /** Where to make the run's own directory (the guard). Default: system temp. */
   scratch?: string;
   /** Keep the run directory (for debugging); it is removed by default. */
   keepRunDir?: boolean;
@@ -68,33 +88,16 @@ export function targetFile(target: string): string {
   return at < 0 ? target : target.slice(0, at);
 }
 
-/** The pytest command line for one session (without the interpreter). Pure. */
-export function pytestArgv(options: {
-  junit: string;
-  rootdir: string;
-  targets: readonly string[];
-  pytestArgs?: readonly string[];
-}): string[] {
+/** The pytest flags of every session (before `[project] pytest-args` and the targets). Pure. */
+export function pytestFlags(rootdir: string): string[] {
   return [
-    "-m",
-    "pytest",
     "-p",
     "no:cacheprovider",
-    "-p",
-    PLUGIN_MODULE,
     "-o",
     "addopts=",
-    "-o",
-    "junit_family=xunit1",
-    "-o",
-    "junit_logging=no",
-    `--junitxml=${options.junit}`,
-    `--rootdir=${options.rootdir}`,
+    `--rootdir=${rootdir}`,
     "--continue-on-collection-errors",
     "--tb=short",
-    ...options.pytestArgs ?? [],
-    "--",
-    ...options.targets,
   ];
 }
 
@@ -112,15 +115,6 @@ async function treeModules(tree: string, pythonPath: readonly string[]): Promise
   return names;
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}
-
 /**
  * Run one pytest session on `tree` for `targets` and read it: `{status, exitCode, outcomes,
  * durations, message, durationMs}`. Never throws for what the tree does (timeouts, memory,
@@ -132,12 +126,14 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
   const runDir = await Deno.realPath(
     await Deno.makeTempDir({ dir: options.scratch, prefix: "pytest-" }),
   );
+  // The channel's copy on disk lies outside every directory the session can see.
+  const channelFile = `${runDir}.channel`;
+  const groups = options.groups?.length ? options.groups : [options.targets];
   try {
-    const pluginDir = join(runDir, "plugin");
-    await Deno.mkdir(pluginDir);
-    await Deno.writeTextFile(join(pluginDir, `${PLUGIN_MODULE}.py`), PLUGIN_SOURCE);
-    const junit = join(runDir, "junit.xml");
-    const progressLog = join(runDir, "progress.jsonl");
+    const guard = join(runDir, GUARD_FILE);
+    await Deno.writeTextFile(guard, GUARD_SOURCE, { mode: 0o644 });
+    // Readable by whichever user the sandbox runs the session as; nothing in it is secret.
+    await Deno.chmod(runDir, 0o755);
     const pythonPath = options.pythonPath?.length ? options.pythonPath : ["."];
     const theirs = options.extraEnv?.PYTHONPATH;
     const env: Record<string, string> = {
@@ -147,53 +143,60 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       ...options.extraEnv,
       PYTHONPATH: [
         ...pythonPath.map((p) => (p === "." ? tree : join(tree, p))),
-        pluginDir,
         ...(theirs ? [theirs] : []),
       ].join(":"),
-      [PROGRESS_ENV]: progressLog,
     };
-    const argv = [
-      options.env.python,
-      ...pytestArgv({
-        junit,
-        rootdir: tree,
-        targets: options.targets,
-        pytestArgs: options.pytestArgs,
-      }),
-    ];
+    // The secret travels on stdin, which the guard reads and closes before the tree's code runs.
+    const key = [...crypto.getRandomValues(new Uint8Array(32))]
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const settings = JSON.stringify({
+      key,
+      rootdir: tree,
+      args: [...pytestFlags(tree), ...options.pytestArgs ?? []],
+      groups: groups.map((g) => [...g]),
+      watch: options.watchTree ?? true,
+    });
     let result;
     try {
-      result = await options.sandbox.run(argv, {
+      result = await options.sandbox.run([options.env.python, guard], {
         workdir: tree,
-        writable: [runDir],
-        readable: [...options.env.readable],
+        writable: [],
+        readable: [...options.env.readable, runDir],
         deny: options.deny ? [...options.deny] : undefined,
         network: "none",
         env,
+        stdin: settings,
         timeoutMs: options.timeoutMs,
         memoryMb: options.memoryMb,
         maxOutputBytes: 256 * 1024,
+        stdoutLog: { path: channelFile, capBytes: CHANNEL_CAP },
         signal: options.signal,
       });
     } catch (error) {
       if (options.signal?.aborted) throw new InterruptedError();
-      return {
-        status: "infra-error",
-        cause: "sandbox",
-        exitCode: null,
+      const message = `Infrastructure error: the sandbox could not run pytest: ${
+        (error as Error).message
+      }`;
+      const failed = {
+        status: "infra-error" as const,
+        cause: "sandbox" as const,
         outcomes: {},
         durations: {},
-        message: `Infrastructure error: the sandbox could not run pytest: ${
-          (error as Error).message
-        }`,
+        message,
+        tamper: [],
+        suspect: [],
+      };
+      return {
+        ...failed,
+        exitCode: null,
         durationMs: 0,
+        groups: groups.map(() => ({ ...failed, complete: false, unreached: true })),
       };
     }
     if (result.aborted || options.signal?.aborted) throw new InterruptedError();
-    const junitText = await readIfExists(junit);
-    const progress = parseProgress((await readIfExists(progressLog)) ?? "");
+    const channel = readChannel((await readTextIfExists(channelFile)) ?? "", key, groups.length);
     let sharedModules: string[] = [];
-    if (junitText === undefined && options.env.pytestImports?.length) {
+    if (!channel.hello && options.env.pytestImports?.length) {
       const provided = await treeModules(tree, pythonPath);
       sharedModules = options.env.pytestImports.filter((m) => provided.has(m));
     }
@@ -202,14 +205,14 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       timedOut: result.timedOut,
       timeoutMs: options.timeoutMs,
       memoryMb: options.memoryMb,
-      junit: junitText,
-      progress,
-      files: options.targets.map(targetFile),
-      output: `${result.stdout.slice(-8192)}\n${result.stderr.slice(-8192)}`,
+      channel,
+      trustPartial: options.trustPartial ?? false,
+      output: result.stderr.slice(-16384),
       sharedModules,
       durationMs: result.durationMs,
     });
   } finally {
     if (!options.keepRunDir) await removeIfExists(runDir);
+    await removeIfExists(channelFile);
   }
 }

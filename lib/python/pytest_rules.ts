@@ -1,7 +1,8 @@
 /**
  * pytest's discovery rules: which files are test modules and which functions and classes are
- * tests, including a project's own `python_files` / `python_functions` / `python_classes`
- * settings from `pytest.ini`, `pyproject.toml`, `tox.ini` or `setup.cfg`.
+ * tests, including a project's own `python_files` / `python_functions` / `python_classes` /
+ * `testpaths` settings from `pytest.toml`, `pytest.ini`, `pyproject.toml`, `tox.ini` or
+ * `setup.cfg`.
  *
  * Pure functions; no permissions needed.
  *
@@ -18,6 +19,8 @@ export interface PytestRules {
   functions: string[];
   /** Prefixes or globs of test class names (`python_classes`). */
   classes: string[];
+  /** Directories pytest collects from when given none (`testpaths`), when set. */
+  testpaths?: string[];
   /** The file the settings came from, when not pytest's defaults. */
   from?: string;
 }
@@ -40,8 +43,19 @@ export const CONFIG_FILES = [
   "setup.cfg",
 ];
 
-/** Translate an fnmatch pattern (`*`, `?`, `[seq]`, `[!seq]`) into a RegExp. */
+const compiled = new Map<string, RegExp>();
+
+/** Translate an fnmatch pattern (`*`, `?`, `[seq]`, `[!seq]`) into a RegExp (compiled once). */
 export function fnmatchRegExp(pattern: string): RegExp {
+  let regexp = compiled.get(pattern);
+  if (!regexp) {
+    regexp = compileFnmatch(pattern);
+    compiled.set(pattern, regexp);
+  }
+  return regexp;
+}
+
+function compileFnmatch(pattern: string): RegExp {
   let out = "";
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
@@ -130,17 +144,24 @@ export function parseIni(text: string): Map<string, Map<string, string>> {
   return sections;
 }
 
+function withTestpaths(rules: PytestRules, testpaths: string[] | undefined): PytestRules {
+  const dirs = (testpaths ?? []).map((d) => d.replace(/^\.\//, "").replace(/\/+$/, ""))
+    .filter((d) => d !== "" && d !== ".");
+  return dirs.length ? { ...rules, testpaths: dirs } : rules;
+}
+
 function fromIni(values: Map<string, string>, from: string): PytestRules {
   const pick = (name: string, fallback: string[]) => {
     const value = values.get(name);
     return value === undefined ? fallback : words(value);
   };
-  return {
+  const testpaths = values.get("testpaths");
+  return withTestpaths({
     files: pick("python_files", DEFAULT_RULES.files),
     functions: pick("python_functions", DEFAULT_RULES.functions),
     classes: pick("python_classes", DEFAULT_RULES.classes),
     from,
-  };
+  }, testpaths === undefined ? undefined : words(testpaths));
 }
 
 function fromToml(table: Record<string, unknown>, from: string): PytestRules {
@@ -150,12 +171,17 @@ function fromToml(table: Record<string, unknown>, from: string): PytestRules {
     if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
     return fallback;
   };
-  return {
+  return withTestpaths({
     files: pick("python_files", DEFAULT_RULES.files),
     functions: pick("python_functions", DEFAULT_RULES.functions),
     classes: pick("python_classes", DEFAULT_RULES.classes),
     from,
-  };
+  }, table.testpaths === undefined ? undefined : pick("testpaths", []));
+}
+
+/** True when `path` lies under one of the rules' `testpaths` (always, when none are set). */
+export function inTestpaths(path: string, rules: PytestRules): boolean {
+  return !rules.testpaths || rules.testpaths.some((d) => path === d || path.startsWith(`${d}/`));
 }
 
 /**
@@ -169,35 +195,46 @@ export function pytestRules(files: Record<string, string | undefined>): PytestRu
   for (const name of CONFIG_FILES) {
     const text = files[name];
     if (text === undefined) continue;
-    if (name === "pytest.ini" || name === ".pytest.ini") {
-      return fromIni(parseIni(text).get("pytest") ?? new Map(), name);
-    }
-    if (name === "pytest.toml" || name === ".pytest.toml") {
-      try {
-        const data = parseToml(text) as { pytest?: Record<string, unknown> };
-        return fromToml(data.pytest ?? {}, name);
-      } catch (error) {
-        if (error instanceof TomlError) continue; // pytest would refuse it too
-        throw error;
-      }
-    }
-    if (name === "pyproject.toml") {
-      let data: Record<string, unknown>;
-      try {
-        data = parseToml(text) as Record<string, unknown>;
-      } catch (error) {
-        if (error instanceof TomlError) continue;
-        throw error;
-      }
-      const pytest = (data.tool as Record<string, unknown> | undefined)?.pytest as
-        | Record<string, unknown>
-        | undefined;
-      if (!pytest) continue;
-      const legacy = pytest.ini_options as Record<string, unknown> | undefined;
-      return fromToml(legacy ?? pytest, name);
-    }
-    const section = parseIni(text).get(name === "tox.ini" ? "pytest" : "tool:pytest");
-    if (section) return fromIni(section, name);
+    const rules = rulesFromFile(name, text);
+    if (rules) return rules;
   }
   return DEFAULT_RULES;
+}
+
+/**
+ * The discovery rules one configuration file sets, or undefined when pytest would pass it by
+ * (no pytest section, or unreadable) and look at the next one (see {@linkcode pytestRules}).
+ */
+export function rulesFromFile(name: string, text: string): PytestRules | undefined {
+  if (name === "pytest.ini" || name === ".pytest.ini") {
+    return fromIni(parseIni(text).get("pytest") ?? new Map(), name);
+  }
+  if (name === "pytest.toml" || name === ".pytest.toml") {
+    try {
+      const data = parseToml(text) as { pytest?: Record<string, unknown> };
+      return fromToml(data.pytest ?? {}, name);
+    } catch (error) {
+      if (error instanceof TomlError) return undefined; // pytest would refuse it too
+      throw error;
+    }
+  }
+  if (name === "pyproject.toml") {
+    // Most pyproject.toml files say nothing to pytest: no need to parse those.
+    if (!/^\s*\[\s*tool\s*\.\s*pytest\b/m.test(text)) return undefined;
+    let data: Record<string, unknown>;
+    try {
+      data = parseToml(text) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof TomlError) return undefined;
+      throw error;
+    }
+    const pytest = (data.tool as Record<string, unknown> | undefined)?.pytest as
+      | Record<string, unknown>
+      | undefined;
+    if (!pytest) return undefined;
+    const legacy = pytest.ini_options as Record<string, unknown> | undefined;
+    return fromToml(legacy ?? pytest, name);
+  }
+  const section = parseIni(text).get(name === "tox.ini" ? "pytest" : "tool:pytest");
+  return section ? fromIni(section, name) : undefined;
 }

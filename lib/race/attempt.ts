@@ -21,8 +21,9 @@ import {
   RESULTS_VERSION,
   type Task,
 } from "../records.ts";
-import { toolchainPaths, UnconfinedSandbox } from "../sandbox/mod.ts";
+import { toolchainMounts, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import { agentLimits, LIMIT_STATUSES, limitMessage, limitReached } from "./limits.ts";
 import { saveAttempt } from "./attempts.ts";
 import { capturePatch, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
@@ -84,15 +85,18 @@ async function initWorkRepo(work: string) {
 }
 
 /**
- * How an attempt ended. A usage-limit signal makes it `quota` unless the agent still finished
- * cleanly with a change: output that merely mentions a rate limit (a test of an HTTP client, say)
- * must not turn a finished patch into a retry.
+ * How an attempt ended. Reaching a limit ends it with that limit's status. A usage-limit signal
+ * makes it `quota` unless the agent still finished cleanly with a change: output that merely
+ * mentions a rate limit (a test of an HTTP client, say) must not turn a finished patch into a
+ * retry.
  */
 function statusOf(
-  result: { timedOut: boolean; code: number },
+  result: SandboxResult,
   changed: boolean,
   quota: boolean,
 ): AttemptStatus {
+  const limit = limitReached(result);
+  if (limit) return LIMIT_STATUSES[limit];
   if (quota && !(changed && result.code === 0 && !result.timedOut)) return "quota";
   if (result.timedOut) return "timeout";
   if (changed) return "patch";
@@ -246,9 +250,9 @@ async function runAgent(
   // The test environment's bin comes first inside, so `python3` means the same thing here.
   const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
   const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
-  let toolchain: string[];
+  let toolchain: Awaited<ReturnType<typeof toolchainMounts>>;
   try {
-    toolchain = await toolchainPaths(invocation.argv[0], { path: hostPath });
+    toolchain = await toolchainMounts(invocation.argv[0], { path: hostPath });
   } catch (error) {
     throw new AttemptFailure(describeError(error));
   }
@@ -269,12 +273,19 @@ async function runAgent(
     const result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
       workdir: dirs.work,
       writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
-      readable: [dirs.input, ...env.readable, ...(invocation.readable ?? []), ...toolchain],
+      readable: [
+        dirs.input,
+        ...env.readable,
+        ...(invocation.readable ?? []),
+        ...toolchain.readable,
+      ],
+      links: toolchain.links,
       deny: [project.repository, project.home, project.results.path],
       network: hosts.length ? { allow: hosts } : "none",
       env: inside,
       home: dirs.home,
       timeoutMs: project.config.run.timeout * 1000,
+      limits: agentLimits(project.config.run),
       stdin: invocation.stdin,
       maxOutputBytes: 1024 * 1024,
       stdoutLog: { path: join(dirs.log, "stdout.log"), capBytes: LOG_CAP },
@@ -319,7 +330,9 @@ async function collect(
     ? patch.files
     : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
   const report = await parseOutput(agent, dirs, result);
+  const limit = limitReached(result);
   const errors = [
+    limit ? limitMessage(limit, agentLimits(context.project.config.run)) : undefined,
     report.error ?? (result.truncated ? "output over the cap was dropped" : undefined),
     patch.skipped.length
       ? `left out of the patch (over 5 MiB): ${patch.skipped.join(", ")}`

@@ -20,6 +20,7 @@ export const OUTCOME_LABELS: Record<ResolutionOutcome, string> = {
   "broke-tests": "fixed, broke a test",
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
+  tampered: "tampered with the grading",
 };
 
 /** Short outcome labels for narrow table cells. */
@@ -28,6 +29,7 @@ export const OUTCOME_SHORT: Record<ResolutionOutcome, string> = {
   "broke-tests": "broke tests",
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
+  tampered: "tampered",
 };
 
 /** How attempts ended, for people. */
@@ -36,6 +38,9 @@ export const STATUS_LABELS: Record<AttemptStatus, string> = {
   "no-change": "no change",
   timeout: "timeout",
   crashed: "crashed",
+  "out-of-memory": "out of memory",
+  "too-many-processes": "too many processes",
+  "disk-full": "disk full",
   quota: "quota",
   "infra-error": "infra error",
 };

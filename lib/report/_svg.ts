@@ -26,6 +26,7 @@ export const OUTCOME_COLORS: Record<ResolutionOutcome, string> = {
   "broke-tests": "#d69e2e",
   "wrong-fix": "#c53030",
   "no-fix": "#a0aec0",
+  tampered: "#553c9a",
 };
 
 /** Colours of test outcomes in the heatmaps. */

@@ -77,7 +77,13 @@ function withSentences(lines: string[] | null, data: { sentences: string[] }): s
 }
 
 function outcomeStyle(p: Palette): Record<ResolutionOutcome, (s: string) => string> {
-  return { resolved: p.ok, "broke-tests": p.warn, "wrong-fix": p.bad, "no-fix": p.dim };
+  return {
+    resolved: p.ok,
+    "broke-tests": p.warn,
+    "wrong-fix": p.bad,
+    "no-fix": p.dim,
+    tampered: p.bad,
+  };
 }
 
 function agentsSection(agents: ReportTables["agents"], t: T, p: Palette): string[] {

@@ -25,6 +25,11 @@ export interface BridgeConfig {
    * the caller set them (a string) or not at all (`null`).
    */
   restore: Record<string, string | null>;
+  /**
+   * What starts the command with its limits (`prlimit --nproc=... --`): the bridge itself runs
+   * without them, and says so itself when the command cannot be found.
+   */
+  launcher?: string[];
 }
 
 /** The bridge script (plain JavaScript, self-contained). Args: `<config.json> <argv...>`. */
@@ -133,10 +138,22 @@ if (config.forwards.length > 0) {
   env.NO_PROXY = "127.0.0.1,localhost,::1";
   env.no_proxy = env.NO_PROXY;
 }
+function findable(program, path) {
+  const dirs = program.includes("/") ? [""] : (path ?? "").split(":").filter(Boolean);
+  for (const dir of dirs) {
+    try {
+      if (Deno.statSync(dir ? dir + "/" + program : program).isFile) return true;
+    } catch { /* not here */ }
+  }
+  return false;
+}
 let code = 127;
+const launcher = config.launcher ?? [];
 try {
-  const child = new Deno.Command(argv[0], {
-    args: argv.slice(1),
+  if (launcher.length > 0 && !findable(argv[0], env.PATH)) throw new Error("not found on PATH");
+  const command = [...launcher, ...argv];
+  const child = new Deno.Command(command[0], {
+    args: command.slice(1),
     clearEnv: true,
     env,
     stdin: "inherit",

@@ -8,10 +8,9 @@
  * @module
  */
 
-import type { ProcResult } from "../proc.ts";
 import { runConfined } from "./_run.ts";
 import { withMemoryCap } from "./bwrap.ts";
-import type { Confinement, Sandbox } from "./types.ts";
+import type { Confinement, Sandbox, SandboxResult } from "./types.ts";
 
 /** What to tell a person about a run without a sandbox. */
 export const UNCONFINED: string =
@@ -29,12 +28,13 @@ export class UnconfinedSandbox implements Sandbox {
   readonly description: string = UNCONFINED;
 
   /** Run `argv` in `workdir`; never throws for the command's own exit code. */
-  async run(argv: string[], c: Confinement): Promise<ProcResult> {
+  async run(argv: string[], c: Confinement): Promise<SandboxResult> {
     const command = c.memoryMb !== undefined ? withMemoryCap(argv, c.memoryMb) : argv;
     return await runConfined(command, c, {
       cwd: c.workdir,
       env: c.home ? { ...c.env, HOME: c.home } : c.env,
       ownGroup: true,
+      writable: [c.workdir, ...c.writable ?? []],
     });
   }
 }

@@ -9,6 +9,7 @@
  */
 
 import { run, type RunOptions, which } from "../proc.ts";
+import { runsAsRoot } from "./identity.ts";
 import { UNCONFINED } from "./none.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxKind } from "./types.ts";
@@ -30,6 +31,10 @@ export interface SandboxProbe {
   executable?: string;
   /** bubblewrap only: whether it takes `--size`/`--perms` for tmpfs (0.7 and later). */
   sizedTmpfs?: boolean;
+  /** bubblewrap only: `prlimit`, which sets the limits inside. */
+  prlimit?: string;
+  /** bubblewrap only, when bugbout runs as root: `setpriv`, which drops root inside. */
+  setpriv?: string;
 }
 
 /** Options for {@linkcode probeSandbox}. */
@@ -151,12 +156,32 @@ async function probeBubblewrap(program?: string): Promise<SandboxProbe> {
     "true",
   ], quiet);
   const sizedTmpfs = sized.code === 0;
+  const util = "/usr/bin:/bin:/usr/sbin:/sbin";
+  const prlimit = await which("prlimit", util);
+  const setpriv = runsAsRoot() ? await which("setpriv", util) : undefined;
+  const lacking = !prlimit ? "prlimit" : runsAsRoot() && !setpriv ? "setpriv" : undefined;
+  if (lacking) {
+    return {
+      ok: false,
+      kind,
+      version,
+      executable: bwrap,
+      detail: `${lacking} (util-linux) is not installed: it ` +
+        (lacking === "prlimit"
+          ? "limits what sandboxed commands consume"
+          : "runs sandboxed commands as an unprivileged user when bugbout runs as root"),
+      fix: "Install util-linux: `sudo apt install util-linux` (Debian, Ubuntu), `sudo dnf " +
+        "install util-linux` (Fedora). " + ESCAPE_HATCH,
+    };
+  }
   return {
     ok: true,
     kind,
     version,
     executable: bwrap,
     sizedTmpfs,
+    prlimit,
+    setpriv,
     detail: `bubblewrap ${version ?? "(unknown version)"} starts sandboxes` +
       (sizedTmpfs ? "" : "; it is older than 0.7, so private tmpfs mounts are not size-capped"),
   };

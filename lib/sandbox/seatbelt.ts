@@ -11,16 +11,20 @@
  * Requires `--allow-run` (`/usr/bin/sandbox-exec`), `--allow-read`, `--allow-write` (the private
  * temporary directory) and `--allow-net` (the proxy) for agents.
  *
+ * Limits: Seatbelt has no namespaces and macOS does not enforce `RLIMIT_DATA` or a per-sandbox
+ * `RLIMIT_NPROC` (it counts every process of the user), so only the meter applies: the growth of
+ * the writable paths (`diskMb`) stops the command. Processes and memory are not limited on macOS,
+ * and bugbout does not change users there: run it as a normal user, not as root.
+ *
  * @module
  */
 
 import { dirname, join } from "node:path";
 import { runConfined } from "./_run.ts";
-import type { ProcResult } from "../proc.ts";
 import { mustResolve, outermost, resolveIfExists } from "./_paths.ts";
 import { withMemoryCap } from "./bwrap.ts";
 import { isLoopback, type ProxyServer, startProxy } from "./proxy.ts";
-import type { Confinement, Sandbox } from "./types.ts";
+import type { Confinement, Sandbox, SandboxResult } from "./types.ts";
 import { readDirIfExists, removeIfExists } from "../fs.ts";
 
 /** Where macOS keeps `sandbox-exec`. */
@@ -142,7 +146,7 @@ export class SeatbeltSandbox implements Sandbox {
   }
 
   /** Run `argv` confined; never throws for the command's own exit code. */
-  async run(argv: string[], c: Confinement): Promise<ProcResult> {
+  async run(argv: string[], c: Confinement): Promise<SandboxResult> {
     const workdir = await mustResolve(c.workdir, "working directory");
     const writable: string[] = [];
     for (const p of c.writable ?? []) writable.push(await mustResolve(p, "writable path"));
@@ -178,6 +182,7 @@ export class SeatbeltSandbox implements Sandbox {
         cwd: workdir,
         env,
         ownGroup: true,
+        writable: [workdir, ...writable],
       });
     } finally {
       await proxy?.close();

@@ -4,6 +4,12 @@
  * directory and `node`'s prefix; a Python (pyenv, uv, a virtual environment) needs `sys.prefix`
  * and `sys.base_prefix`; a console script needs whatever its `#!` line names.
  *
+ * What runs is mounted, not where it lies: an executable found through a link
+ * (`~/.local/bin/claude`, `~/myagent`) becomes that link inside, pointing at its real file, and
+ * the directory the link lies in is not shown (it is a home directory, or holds other programs),
+ * unless it holds nothing but links into this toolchain. A home directory, or a directory above
+ * one, is never one of the paths.
+ *
  * Requires `--allow-read`, `--allow-env` (PATH) and `--allow-run` (to ask a Python its prefix).
  *
  * @module
@@ -11,13 +17,24 @@
 
 import { basename, dirname, join } from "node:path";
 import { NotInstalledError, run, which } from "../proc.ts";
-import { outermost, resolveIfExists } from "./_paths.ts";
-import { isMissing, readTextIfExists } from "../fs.ts";
+import { isWithin, outermost, resolveIfExists } from "./_paths.ts";
+import { holdsAHome, homeDirectories } from "./view.ts";
+import { isMissing, readDirIfExists, readTextIfExists } from "../fs.ts";
 
 /** Options for {@linkcode toolchainPaths}. */
 export interface ToolchainOptions {
   /** The PATH to resolve bare names (and `#!/usr/bin/env X`) with. Defaults to bugbout's own. */
   path?: string;
+  /** Home directories never to mount; by default `homeDirectories()`. */
+  homes?: string[];
+}
+
+/** What a sandbox must show for an executable to run: for `readable` and `links`. */
+export interface ToolchainMounts {
+  /** Host paths to mount read-only (real paths). */
+  readable: string[];
+  /** Links to make inside: the executable's name on PATH, pointing at its real file. */
+  links: { path: string; target: string }[];
 }
 
 const PYTHON = /^python(\d+(\.\d+)?)?$/;
@@ -25,23 +42,58 @@ const NODE = /^(node|nodejs)$/;
 const MAX_DEPTH = 4;
 
 /**
- * The read-only mounts `executable` needs (real paths, outermost first-seen, never `/`): when the
- * executable is a link, the directory it was found in, so it runs inside under the same name.
- * Paths under `/usr` and `/etc` may be included; a sandbox that mounts those anyway skips them.
- * Throws {@linkcode NotInstalledError} when the executable cannot be found.
+ * The read-only mounts `executable` needs (real paths, outermost first-seen, never `/`, never a
+ * home directory or one above it). Paths under `/usr` and `/etc` may be included; a sandbox that
+ * shows those anyway skips them. When the executable is a link, the directory it was found in is
+ * included only when it holds nothing but links into these paths (see
+ * {@linkcode toolchainMounts} for the link itself). Throws {@linkcode NotInstalledError} when the
+ * executable cannot be found.
  */
 export async function toolchainPaths(
   executable: string,
   options: ToolchainOptions = {},
 ): Promise<string[]> {
+  return (await toolchainMounts(executable, options)).readable;
+}
+
+/**
+ * The read-only mounts and the links `executable` needs: its real file, its runtime's narrowest
+ * root (the npm package, the virtual environment, the interpreter's prefix), and, when it was
+ * found through a link, that link. Throws {@linkcode NotInstalledError} when it cannot be found.
+ */
+export async function toolchainMounts(
+  executable: string,
+  options: ToolchainOptions = {},
+): Promise<ToolchainMounts> {
   const path = options.path ?? Deno.env.get("PATH") ?? "";
   const found = await which(executable, path);
   if (!found) throw new NotInstalledError(executable);
+  const homes = options.homes ?? await homeDirectories();
   const out: string[] = [];
-  // A link on PATH (`/usr/local/bin/codex -> ../lib/node_modules/...`) must resolve inside too.
-  if ((await Deno.lstat(found)).isSymlink) out.push(dirname(await absolute(found)));
   await collect(found, path, out, 0);
-  return outermost(out.filter((p) => p !== "/"));
+  const readable = outermost(out.filter((p) => p !== "/" && !holdsAHome(p, homes)));
+  const links: ToolchainMounts["links"] = [];
+  // A link on PATH (`/usr/local/bin/codex -> ../lib/node_modules/...`) must resolve inside too.
+  if ((await Deno.lstat(found)).isSymlink) {
+    const link = await absolute(found);
+    const dir = dirname(link);
+    if (!holdsAHome(dir, homes) && await onlyLinksInto(dir, readable)) {
+      readable.unshift(dir);
+    } else {
+      links.push({ path: link, target: await Deno.realPath(found) });
+    }
+  }
+  return { readable: outermost(readable), links };
+}
+
+/** True when every entry of `dir` is a link whose real path lies in one of `roots`. */
+async function onlyLinksInto(dir: string, roots: readonly string[]): Promise<boolean> {
+  for (const entry of await readDirIfExists(dir)) {
+    if (!entry.isSymlink) return false;
+    const real = await resolveIfExists(join(dir, entry.name));
+    if (!real || !roots.some((root) => isWithin(real, root))) return false;
+  }
+  return true;
 }
 
 /** `path` with its directory's links resolved (the file itself may stay a link). */

@@ -9,6 +9,30 @@ import type { LogSink, ProcResult } from "../proc.ts";
 /** Which sandbox implementation runs commands. */
 export type SandboxKind = "bubblewrap" | "seatbelt" | "none";
 
+/**
+ * What a confined command may consume. Reaching a limit stops the command (the whole sandbox) and
+ * {@linkcode SandboxResult.limit} says which one it was.
+ */
+export interface Limits {
+  /** Processes and threads at once (`RLIMIT_NPROC` inside the sandbox, and metered). */
+  processes?: number;
+  /**
+   * Memory in MiB: each process's data (`RLIMIT_DATA`: heap and private mappings, not the
+   * address space that runtimes such as Node reserve up front) and the resident memory of all
+   * its processes together (metered).
+   */
+  memoryMb?: number;
+  /**
+   * MiB the command may add to its working directory and writable paths: each file
+   * (`RLIMIT_FSIZE`) and their total growth (metered). The private tmpfs mounts are capped at
+   * this size too.
+   */
+  diskMb?: number;
+}
+
+/** Which limit stopped a command. */
+export type LimitHit = "processes" | "memory" | "disk";
+
 /** What a confined command may see and do. */
 export interface Confinement {
   /** Working directory; writable. */
@@ -34,8 +58,19 @@ export interface Confinement {
   home?: string;
   /** Wall-clock limit. */
   timeoutMs: number;
-  /** Address-space cap for the command, in MiB. */
+  /** Address-space cap for the command (`RLIMIT_AS`), in MiB: for test sessions. */
   memoryMb?: number;
+  /**
+   * Limits on processes, memory and disk; see {@linkcode Limits}. The bubblewrap sandbox caps
+   * processes at `DEFAULT_PROCESSES` when none is given.
+   */
+  limits?: Limits;
+  /**
+   * Symbolic links to make inside, as `path -> target`: how an executable found through a link
+   * (`~/.local/bin/agent -> ../share/agent/bin/agent`) keeps its name without the directory it
+   * lies in being shown. The target must be readable through another path.
+   */
+  links?: { path: string; target: string }[];
   /** Size cap of each private tmpfs (`/tmp`, `HOME`), in MiB. */
   tmpfsMb?: number;
   /** Standard input text; `/dev/null` otherwise. */
@@ -50,10 +85,16 @@ export interface Confinement {
   signal?: AbortSignal;
 }
 
+/** What a confined command left behind. */
+export interface SandboxResult extends ProcResult {
+  /** The limit that stopped the command, when one did. */
+  limit?: LimitHit;
+}
+
 /** A way of running confined commands. */
 export interface Sandbox {
   /** Which implementation this is. */
   readonly kind: SandboxKind;
   /** Run `argv` under `confinement`; never throws for the command's own exit code. */
-  run(argv: string[], confinement: Confinement): Promise<ProcResult>;
+  run(argv: string[], confinement: Confinement): Promise<SandboxResult>;
 }

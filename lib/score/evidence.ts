@@ -39,11 +39,14 @@ export async function replayOnGold(
   options: { work: string; settings: SessionSettings; onSession: (index: number) => OnSession },
 ): Promise<GoldRuns> {
   const signal = options.settings.signal;
-  const dir = await checkout(project.repository, task.commit, join(options.work, "G"), {
-    home: project.home,
-    signal,
-  });
-  const prepared = await prepareTree(dir, authors, signal);
+  const build = (dir: string) =>
+    checkout(project.repository, task.commit, dir, {
+      home: project.home,
+      signal,
+    });
+  const dir = join(options.work, "G");
+  await build(dir);
+  const prepared = await prepareTree(dir, authors, build, signal);
   const runs: GoldRuns = [];
   for (let i = 0; i < project.config.tasks.reruns; i++) {
     runs.push(await runPrepared(prepared, null, options.settings, options.onSession(i)));

@@ -16,7 +16,7 @@ import { describeError, InterruptedError } from "../errors.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import type { PytestRun, TestEnv } from "../python/mod.ts";
+import { describeEvent, type GuardEvent, type PytestRun, type TestEnv } from "../python/mod.ts";
 import type {
   BoutAttempt,
   Matrix,
@@ -51,7 +51,7 @@ import { reviewPatch } from "./flags.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
-const SCORE_RULES = 1;
+const SCORE_RULES = 2;
 
 /** Marks a reason as an infrastructure failure (such a task is scored again next time). */
 export const INFRA_REASON = "Infrastructure error";
@@ -281,7 +281,11 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
       patches[attempt.agent] = none(tree.problem);
       return;
     }
-    patches[attempt.agent] = { ...await scoreTree(s, tree.dir, attempt.agent, true), ...named };
+    const score = await scoreTree(s, tree.dir, attempt.agent, true);
+    const tampered = (score.tampering ?? []).map((e) =>
+      `tampered with the grading: ${describeEvent(e)}`
+    );
+    patches[attempt.agent] = { ...score, ...named, flags: [...named.flags, ...tampered] };
   }));
   // In the attempts' order, whatever order they finished in.
   return Object.fromEntries(
@@ -339,7 +343,7 @@ async function scoreTree(
   tree: string,
   name: string,
   candidate: boolean,
-): Promise<TestScore & { message?: string }> {
+): Promise<TestScore & { message?: string; tampering?: GuardEvent[] }> {
   const record = s.log.on(name);
   let untrusted: string | undefined;
   let sandboxFailed = false;
@@ -361,6 +365,16 @@ async function scoreTree(
     throw new InfraFailure(untrusted);
   }
   const score = scoreRun(result!.outcomes, s.inputs.oracle);
+  if (result!.status === "tampered") {
+    // Whatever the tests said, a patch whose code interfered with the grading resolves nothing.
+    return {
+      ...score,
+      outcome: "tampered",
+      failToPass: { ...score.failToPass, passed: 0, failing: [...s.inputs.oracle.failToPass] },
+      message: result!.message,
+      tampering: result!.tamper,
+    };
+  }
   if (untrusted !== undefined) {
     return { ...score, message: `pytest gave no trustworthy result on this patch: ${untrusted}` };
   }

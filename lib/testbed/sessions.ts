@@ -12,9 +12,15 @@
  * @module
  */
 
-import { copyTree } from "../checkout.ts";
+import { copyTree, removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
-import { type PytestRun, runPytest, type TestPython } from "../python/mod.ts";
+import {
+  type GroupRun,
+  type GuardEvent,
+  type PytestRun,
+  runPytest,
+  type TestPython,
+} from "../python/mod.ts";
 import type { Outcome, RunStatus } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { AuthorTests } from "./authors.ts";
@@ -57,25 +63,34 @@ export interface SessionSettings {
 export interface GroupResult {
   /** The author. */
   owner: string;
-  /** How the session that ran them ended. */
+  /** How the group's pytest session ended (`tampered`: the grading was interfered with). */
   status: RunStatus;
   /** Why it is not `ok`, in words. */
   message?: string;
   /** Outcome of each of its tests, by matrix id (a module that failed to collect: its path). */
   outcomes: Map<string, Outcome>;
+  /** What the code under test did to the grading in this group's session. */
+  tamper: GuardEvent[];
+  /** What it did that deserves a look without being tampering. */
+  suspect: GuardEvent[];
 }
 
 /** Called for every session: the run and the authors whose tests it held. */
 export type OnSession = (run: PytestRun, owners: string[]) => void;
 
-function session(tree: string, targets: string[], s: SessionSettings): Promise<PytestRun> {
+function session(
+  tree: string,
+  groups: readonly TestGroup[],
+  s: SessionSettings,
+): Promise<PytestRun> {
   return s.slots.use(() => {
     if (s.signal?.aborted) throw new InterruptedError();
     return runPytest({
       sandbox: s.sandbox,
       env: s.env,
       tree,
-      targets,
+      targets: [],
+      groups: groups.map((g) => g.targets),
       pythonPath: [s.pythonPath],
       pytestArgs: s.pytestArgs,
       extraEnv: s.extraEnv,
@@ -88,56 +103,55 @@ function session(tree: string, targets: string[], s: SessionSettings): Promise<P
   });
 }
 
-function distribute(run: PytestRun, groups: readonly TestGroup[]): Map<string, Outcome>[] {
-  const shares = groups.map(() => new Map<string, Outcome>());
+function result(group: TestGroup, run: GroupRun): GroupResult {
+  const outcomes = new Map<string, Outcome>();
   for (const [nodeId, outcome] of Object.entries(run.outcomes)) {
-    for (let i = 0; i < groups.length; i++) {
-      const id = groups[i].idOf(nodeId);
-      if (id !== undefined) {
-        shares[i].set(id, outcome);
-        break;
-      }
-    }
+    const id = group.idOf(nodeId);
+    if (id !== undefined) outcomes.set(id, outcome);
   }
-  return shares;
-}
-
-function result(owner: string, run: PytestRun, outcomes: Map<string, Outcome>): GroupResult {
-  return { owner, status: run.status, ...(run.message ? { message: run.message } : {}), outcomes };
+  return {
+    owner: group.owner,
+    status: run.status,
+    ...(run.message ? { message: run.message } : {}),
+    outcomes,
+    tamper: run.tamper,
+    suspect: run.suspect,
+  };
 }
 
 /**
- * Run `groups` on `tree` in one session, falling back to one session per group for the groups the
- * shared session left unfinished. Returns one result per group, in order.
+ * Run `groups` on `tree` in one session, each group in a process of its own (so no author's tests
+ * can reach another's), then each group that session never reached (an earlier group used up its
+ * time) in a session of its own. When a group changed the files of the tree that decide what
+ * Python runs, it is charged with tampering and `restore` puts the tree back before anything else
+ * runs on it. Returns one result per group, in order.
  */
 export async function runGroups(
   tree: string,
   groups: readonly TestGroup[],
   settings: SessionSettings,
   onSession: OnSession,
+  restore?: () => Promise<void>,
 ): Promise<GroupResult[]> {
   const active = groups.filter((g) => g.targets.length > 0);
   const results = new Map<TestGroup, GroupResult>();
+  const run = async (batch: readonly TestGroup[]) => {
+    const ran = await session(tree, batch, settings);
+    onSession(ran, batch.map((g) => g.owner));
+    if (ran.treeChanged && restore) await restore();
+    return ran;
+  };
   if (active.length > 0) {
-    const combined = await session(tree, active.flatMap((g) => g.targets), settings);
-    onSession(combined, active.map((g) => g.owner));
-    const shares = distribute(combined, active);
+    const together = await run(active);
     for (const [i, group] of active.entries()) {
-      const share = shares[i];
-      const finished = combined.status !== "infra-error" && share.size > 0 &&
-        [...share.values()].every((o) => o !== "not-run");
-      if (combined.status === "ok" || active.length === 1) {
-        results.set(group, result(group.owner, combined, share));
-      } else if (finished) {
-        results.set(group, { owner: group.owner, status: "ok", outcomes: share });
-      } else {
-        const alone = await session(tree, group.targets, settings);
-        onSession(alone, [group.owner]);
-        results.set(group, result(group.owner, alone, distribute(alone, [group])[0]));
-      }
+      const own = together.groups[i];
+      if (!own.unreached || active.length === 1) results.set(group, result(group, own));
+      else results.set(group, result(group, (await run([group])).groups[0]));
     }
   }
-  return groups.map((g) => results.get(g) ?? { owner: g.owner, status: "ok", outcomes: new Map() });
+  return groups.map((g) =>
+    results.get(g) ?? { owner: g.owner, status: "ok", outcomes: new Map(), tamper: [], suspect: [] }
+  );
 }
 
 /** A tree with every author's tests installed: shared ones beside, in-place ones in copies. */
@@ -148,34 +162,52 @@ export interface PreparedTree {
   shared: AuthorTests[];
   /** Authors with configuration of their own, each with its private copy of the tree. */
   isolated: { author: AuthorTests; dir: string }[];
+  /** Build the tree again from nothing (after tests changed its code). */
+  rebuild: () => Promise<void>;
 }
 
 /**
- * Install every author's tests into the tree at `dir`: a private copy (`<dir>~<author dir>`) with
- * its files in place for each in-place author, then shared authors' modules beside the originals.
- * Authors without tests (or whose patch did not apply) are left out.
+ * Install every author's tests into the tree at `dir` (made by `build`): a private copy
+ * (`<dir>~<author dir>`) with its files in place for each in-place author, then shared authors'
+ * modules beside the originals. Authors without tests (or whose patch did not apply) are left out.
+ * `build` makes the tree again whenever a session changed its code.
  */
 export async function prepareTree(
   dir: string,
   authors: readonly AuthorTests[],
+  build: (dir: string) => Promise<unknown>,
   signal?: AbortSignal,
 ): Promise<PreparedTree> {
   const withTests = authors.filter((a) => !a.problem && a.modules.length > 0);
-  const isolated: PreparedTree["isolated"] = [];
-  for (const author of withTests.filter((a) => !a.shared)) {
-    const copy = `${dir}~${author.dir}`;
-    await copyTree(dir, copy, signal);
-    await installInPlace(copy, author.files);
-    isolated.push({ author, dir: copy });
-  }
   const shared = withTests.filter((a) => a.shared);
-  for (const author of shared) await installBeside(dir, author);
-  return { dir, shared, isolated };
+  const isolated = withTests.filter((a) => !a.shared).map((author) => ({
+    author,
+    dir: `${dir}~${author.dir}`,
+  }));
+  const install = async () => {
+    for (const { author, dir: copy } of isolated) {
+      await copyTree(dir, copy, signal);
+      await installInPlace(copy, author.files);
+    }
+    for (const author of shared) await installBeside(dir, author);
+  };
+  await install();
+  return {
+    dir,
+    shared,
+    isolated,
+    rebuild: async () => {
+      for (const path of [dir, ...isolated.map((i) => i.dir)]) await removeTree(path);
+      await build(dir);
+      await install();
+    },
+  };
 }
 
 /**
- * Run a prepared tree once: the suite (when given) and shared authors in one session, then each
- * in-place author in its own. Results are per author, the repository last.
+ * Run a prepared tree once: the suite (when given) and shared authors in one session, each in a
+ * process of its own, then each in-place author in its own session. Results are per author, the
+ * repository last.
  */
 export async function runPrepared(
   tree: PreparedTree,
@@ -187,10 +219,10 @@ export async function runPrepared(
     authorGroup(a.agent, a.modules, { mode: "beside", dir: a.dir })
   );
   if (suite && suite.length > 0) groups.push(suiteGroup(suite));
-  const results = await runGroups(tree.dir, groups, settings, onSession);
+  const results = await runGroups(tree.dir, groups, settings, onSession, tree.rebuild);
   for (const { author, dir } of tree.isolated) {
     const group = authorGroup(author.agent, author.modules, { mode: "in-place", dir: author.dir });
-    results.push(...await runGroups(dir, [group], settings, onSession));
+    results.push(...await runGroups(dir, [group], settings, onSession, tree.rebuild));
   }
   return results;
 }

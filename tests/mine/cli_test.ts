@@ -27,28 +27,28 @@ const GOLDEN = `5 tasks from 11 changes on main (HEAD <sha>)
 
   issue-14  Fix title_case capitalising letters after apostrophes (#14)
             source: textkit/text.py
-            new tests: test_title_case_keeps_apostrophes  statement: commit
+            tests: test_title_case_keeps_apostrophes  statement: commit
   issue-11  Fix median() crash on empty data (#11)
             source: textkit/stats.py
-            new tests: test_median_of_nothing  statement: commit
+            tests: test_median_of_nothing  statement: commit
   issue-8   Fix parse_duration ignoring the hours in 1h30m
             source: textkit/durations.py
-            new tests: test_combined_units_add_up  statement: commit
+            tests: test_combined_units_add_up  statement: commit
   issue-5   Fix wrap() exceeding the requested width
             source: textkit/text.py
-            new tests: test_wrap_never_exceeds_width  statement: commit
+            tests: test_wrap_never_exceeds_width  statement: commit
   issue-3   Fix chunk() dropping the last partial chunk (#3)
             source: textkit/lists.py
-            new tests: test_chunk_keeps_last_partial_chunk, test_chunk_exact_multiple_has_no_empty_chunk  statement: commit
+            tests: test_chunk_keeps_last_partial_chunk, test_chunk_exact_multiple_has_no_empty_chunk  statement: commit
 
 Left out 6 of 11 changes:
-  5  not-a-fix                    title does not read like a fix
+  5  not-a-fix                    neither its title nor its changelog entry reads like a fix
   1  no-issue-reference           names no issue or pull request
 
 Fixes left out:
   <sha>  no-issue-reference: Fix typo in README
 
-Statements: No GitHub repository is known, so problem statements come from commit messages. To use issue texts, set [project] github = "owner/name" in bugbout.toml.
+Statements: Problem statements: 5 from commit titles (the title only, without how it was fixed). No GitHub repository is known, so problem statements come from commit titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.
 
 Wrote .bugbout/tasks.json
 `;

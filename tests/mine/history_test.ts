@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { findAddedTests, parsePatches } from "../../lib/mine/added_tests.ts";
+import { findAddedTests } from "../../lib/mine/added_tests.ts";
 import {
   firstParentHistory,
   parseLog,
@@ -78,7 +78,7 @@ Deno.test("firstParentHistory streams first-parent changes with merges judged ag
       "Merge pull request #4 from octo/fix-it",
       "Initial",
     ]);
-    deepEqual(changes[0].files, [{
+    deepEqual(changes[0].files.map(({ status, path, oldPath }) => ({ status, path, oldPath })), [{
       status: "R",
       path: "pkg/plain.py",
       oldPath: 'pkg/we"ird name.py',
@@ -91,41 +91,7 @@ Deno.test("firstParentHistory streams first-parent changes with merges judged ag
   }
 });
 
-Deno.test("parsePatches rebuilds each file before and after from whole-file context", async () => {
-  const lines = [
-    "\x1eabc",
-    "",
-    "diff --git a/tests/test_a.py b/tests/test_a.py",
-    "index 1..2 100644",
-    "--- a/tests/test_a.py",
-    "+++ b/tests/test_a.py",
-    "@@ -1,2 +1,3 @@",
-    " def test_a():",
-    "-    pass",
-    "+    assert 1",
-    "+",
-    "diff --git a/tests/test_new.py b/tests/test_new.py",
-    "new file mode 100644",
-    "--- /dev/null",
-    "+++ b/tests/test_new.py",
-    "@@ -0,0 +1 @@",
-    "+def test_new(): pass",
-    "\\ No newline at end of file",
-  ];
-  const [patch] = await collect(parsePatches(lines));
-  equal(patch.commit, "abc");
-  deepEqual(patch.files, [
-    {
-      oldPath: "tests/test_a.py",
-      newPath: "tests/test_a.py",
-      before: "def test_a():\n    pass",
-      after: "def test_a():\n    assert 1\n",
-    },
-    { oldPath: undefined, newPath: "tests/test_new.py", before: "", after: "def test_new(): pass" },
-  ]);
-});
-
-Deno.test("findAddedTests reads every candidate in one batch, merges and renamed test modules included", async () => {
+Deno.test("findAddedTests reads every candidate's test modules at once, merges and renamed test modules included", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const repo = new RepoBuilder();
@@ -156,18 +122,21 @@ Deno.test("findAddedTests reads every candidate in one batch, merges and renamed
       dir,
       [added.sha, renamed.sha, merge.sha, none.sha],
       DEFAULT_RULES,
-      { batchSize: 3 },
     );
-    deepEqual(found.get(added.sha), {
+    const seen = (sha: string) => {
+      const { testFiles, newTests } = found.get(sha)!;
+      return { testFiles, newTests };
+    };
+    deepEqual(seen(added.sha), {
       testFiles: ["tests/test_a.py"],
       newTests: ["tests/test_a.py::test_b"],
     });
-    deepEqual(found.get(renamed.sha), { testFiles: ["tests/test_c.py"], newTests: [] });
-    deepEqual(found.get(merge.sha), {
+    deepEqual(seen(renamed.sha), { testFiles: ["tests/test_c.py"], newTests: [] });
+    deepEqual(seen(merge.sha), {
       testFiles: ["tests/test_d.py"],
       newTests: ["tests/test_d.py::TestD::test_d"],
     });
-    deepEqual(found.get(none.sha), { testFiles: [], newTests: [] });
+    deepEqual(seen(none.sha), { testFiles: [], newTests: [] });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

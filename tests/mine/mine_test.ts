@@ -72,7 +72,6 @@ Deno.test("mineAll records every left-out fix with a stable reason and counts ev
     "no-issue-reference": 1,
     "no-source-change": 1,
     "too-many-source-files": 1,
-    "no-test-added": 1,
     "older-change-for-same-issue": 1,
   });
   equal(Object.values(file.counts).reduce((a, b) => a + b) + file.tasks.length, file.examined);
@@ -92,7 +91,8 @@ Deno.test("a pull request's merge commit is judged by its diff against the first
   const zero = file.tasks.find((t) => t.id === "pr-75")!;
   deepEqual(zero.ref, { kind: "pull", number: 75 });
   equal(zero.title, "Handle restocking zero units");
-  match(zero.statement, /empty entry/);
+  // Offline, the statement is the title alone: the description often says how it was fixed.
+  equal(zero.statement, "Handle restocking zero units");
 });
 
 Deno.test("fixes from before the package moved to src/ count, with where the package was at B", async () => {
@@ -138,13 +138,14 @@ Deno.test("since leaves out older changes and counts them as before-since", asyn
 
 Deno.test("limit keeps the newest tasks and lists the others as over-limit", async () => {
   await using s = await miningSetup(buildBugshop, { limit: 3 });
-  const { file } = await mineAll(s.project, { env: NO_TOKENS });
+  const { file, stats } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => t.id), ["issue-80", "pr-75", "issue-66"]);
-  equal(file.counts["over-limit"], 9);
-  deepEqual(
-    file.excluded.filter((e) => e.reason === "over-limit").map((e) => e.title.slice(0, 22)),
-    expectedTasks(s.fixture).slice(3).map((f) => f.title.slice(0, 22)),
-  );
+  // Examining stops once the limit is reached: every later candidate is over the limit, the
+  // older fix of #60 included (it is never read, so never told apart from a new one).
+  equal(file.counts["over-limit"], 11);
+  const over = file.excluded.filter((e) => e.reason === "over-limit").map((e) => e.title);
+  for (const fix of expectedTasks(s.fixture).slice(3)) ok(over.includes(fix.title), fix.title);
+  ok(stats!.examined < stats!.candidates, JSON.stringify(stats));
 });
 
 Deno.test("max-source-files decides whether a fix touching three source files counts", async () => {
@@ -196,7 +197,8 @@ Deno.test("the demo project mines five tasks whose commit statements leave out t
   const { file } = await mineAll(s.project, { env: NO_TOKENS });
   deepEqual(file.tasks.map((t) => t.id), ["issue-14", "issue-11", "issue-8", "issue-5", "issue-3"]);
   const chunk = file.tasks.find((t) => t.id === "issue-3")!;
-  match(chunk.statement, /lost the 5/);
+  // Offline, only the title: the body goes on to say how it was fixed.
+  equal(chunk.statement, "Fix chunk() dropping the last partial chunk");
   ok(!/Round the number/.test(chunk.statement), chunk.statement);
   const wrap = file.tasks.find((t) => t.id === "issue-5")!;
   ok(!/use the width as given/.test(wrap.statement), wrap.statement);

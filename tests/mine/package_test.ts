@@ -88,7 +88,13 @@ Deno.test("sortFiles splits source files, test modules and support files", () =>
     DEFAULT_RULES,
     "tests",
   );
-  deepEqual(files, {
+  const { testChanges, ...sorted } = files;
+  deepEqual(testChanges.map((f) => f.path), [
+    "src/pkg/tests/test_inner.py",
+    "tests/test_new.py",
+    "tests/test_renamed.py",
+  ]);
+  deepEqual(sorted, {
     sourceFiles: ["src/pkg/a.py", "src/pkg/old.py"],
     testModules: ["src/pkg/tests/test_inner.py", "tests/test_new.py", "tests/test_renamed.py"],
     supportFiles: ["tests/conftest.py", "tests/data/case.txt"],

@@ -5,7 +5,17 @@ import { mergeRepeats } from "../../lib/python/repeats.ts";
 import type { Outcome } from "../../lib/records.ts";
 
 function run(outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}): PytestRun {
-  return { status: "ok", exitCode: 1, outcomes, durations: {}, durationMs: 1, ...over };
+  return {
+    status: "ok",
+    exitCode: 1,
+    outcomes,
+    durations: {},
+    durationMs: 1,
+    tamper: [],
+    suspect: [],
+    groups: [],
+    ...over,
+  };
 }
 const twice = (outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}) =>
   mergeRepeats([run(outcomes, over), run(outcomes, over)]);

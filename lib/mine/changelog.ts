@@ -1,0 +1,132 @@
+/**
+ * What a change's own changelog entry says it is: a towncrier-style fragment whose name gives its
+ * type (`changelog/1234.bugfix.rst`, `newsfragments/99.feature.md`), or lines added to a
+ * `CHANGES` / `CHANGELOG` / `HISTORY` / `NEWS` file under a section such as "Bug fixes" or
+ * "Features".
+ *
+ * Pure functions; no permissions needed.
+ *
+ * @module
+ */
+
+/** What a changelog entry says a change is. */
+export type ChangeKind = "bug" | "feature";
+
+const FRAGMENT_DIRS =
+  /(?:^|\/)(?:changelog|changelog\.d|changes|newsfragments|news|\.changelog|\.changes|changelogs|unreleased|release-notes)\//i;
+const FRAGMENT_NAME = /^(?:[\w.+-]*?[-_.])?([a-z]+)(?:\.\d+)?(?:\.(?:rst|md|txt|markdown))?$/i;
+
+const BUG_TYPES = new Set(["bugfix", "bugfixes", "bug", "bugs", "fix", "fixes", "fixed"]);
+const FEATURE_TYPES = new Set([
+  "feature",
+  "features",
+  "feat",
+  "added",
+  "addition",
+  "enhancement",
+  "enhancements",
+  "improvement",
+  "improvements",
+  "new",
+]);
+
+/**
+ * The type a changelog fragment's path names (`changelog/12.bugfix.rst` → bug,
+ * `changes/+foo.feature.md` → feature), or undefined for other files and other types (doc, misc,
+ * removal, ...).
+ */
+export function fragmentKind(path: string): ChangeKind | undefined {
+  if (!FRAGMENT_DIRS.test(path)) return undefined;
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const parts = name.toLowerCase().replace(/\.(?:rst|md|txt|markdown)$/, "").split(".");
+  // `<issue>.<type>[.<n>]`: the type is the part after the first, skipping a trailing counter.
+  const candidates = parts.slice(1).filter((p) => !/^\d+$/.test(p));
+  const type = candidates[0] ?? (FRAGMENT_NAME.exec(name)?.[1] ?? "").toLowerCase();
+  if (BUG_TYPES.has(type)) return "bug";
+  if (FEATURE_TYPES.has(type)) return "feature";
+  return undefined;
+}
+
+/** True for a project's changelog file (`CHANGES.rst`, `docs/changelog.md`, `HISTORY`, ...). */
+export function isChangelogFile(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return /^(?:changes|changelog|change_log|history|news|release[-_]?notes|whatsnew|whats[-_]new)(?:\.(?:rst|md|txt|markdown))?$/i
+    .test(name);
+}
+
+const BUG_HEADING =
+  /^(?:bug\s*-?\s*fix(?:es)?|bugs?(?:\s+fixed)?|fix(?:es|ed)?|fixes\s+and\s+\w+)$/i;
+const FEATURE_HEADING =
+  /^(?:(?:new\s+)?features?|added|additions?|enhancements?|improvements?|new|what'?s\s+new)$/i;
+const VERSION_LINE = /\bv?\d+\.\d+(?:\.\d+)?\b|^unreleased\b|^in development\b/i;
+
+function headingText(line: string): string {
+  return line.trim()
+    .replace(/^#+\s*/, "")
+    .replace(/^[-*]\s+/, "")
+    .replace(/^\*\*(.*)\*\*$/, "$1")
+    .replace(/[:*]+$/, "")
+    .replace(/^\*\*|\*\*$/g, "")
+    .trim();
+}
+
+function kindOfHeading(line: string): ChangeKind | "version" | undefined {
+  const text = headingText(line);
+  if (BUG_HEADING.test(text)) return "bug";
+  if (FEATURE_HEADING.test(text)) return "feature";
+  if (text.length < 60 && VERSION_LINE.test(text) && !/^[-*]\s/.test(line.trim())) {
+    return "version";
+  }
+  return undefined;
+}
+
+function kindOfEntry(line: string): ChangeKind | undefined {
+  const text = line.trim().replace(/^[-*+]\s+|^\d+\.\s+/, "").replace(/^:\w+:`[^`]*`\s*:?\s*/, "");
+  if (/^(?:\[?bug\s*-?\s*fix\]?|fix(?:e[sd])?|bug)\b/i.test(text)) return "bug";
+  if (
+    /^(?:\[?feature\]?|add(?:s|ed)?|new|support(?:s|ed)?|allow(?:s|ed)?|implement(?:s|ed)?)\b/i
+      .test(text)
+  ) {
+    return "feature";
+  }
+  return undefined;
+}
+
+/**
+ * What the lines a change added to a changelog file say: the kinds of the sections they sit in
+ * ("Bug fixes", "Features", "Fixed", "Added", ...), or, in a changelog without such sections,
+ * what each added entry starts with ("Fix ...", "Add ..."). Undefined when the added lines say
+ * nothing, or say both.
+ */
+export function changelogKind(before: string, after: string): ChangeKind | undefined {
+  const old = before.replace(/\r\n?/g, "\n").split("\n");
+  const now = after.replace(/\r\n?/g, "\n").split("\n");
+  let top = 0;
+  while (top < old.length && top < now.length && old[top] === now[top]) top++;
+  let bottom = 0;
+  while (
+    bottom < old.length - top && bottom < now.length - top &&
+    old[old.length - 1 - bottom] === now[now.length - 1 - bottom]
+  ) bottom++;
+  const oldSet = new Set(old.slice(top, old.length - bottom));
+  const added: number[] = [];
+  for (let n = top; n < now.length - bottom; n++) {
+    if (now[n].trim() && !oldSet.has(now[n])) added.push(n);
+  }
+  if (added.length === 0) return undefined;
+  const kinds = new Set<ChangeKind>();
+  for (const n of added) {
+    let section: ChangeKind | undefined;
+    for (let k = n; k >= 0; k--) {
+      const heading = kindOfHeading(now[k]);
+      if (heading === "version") break;
+      if (heading) {
+        section = heading;
+        break;
+      }
+    }
+    const kind = section ?? kindOfEntry(now[n]);
+    if (kind) kinds.add(kind);
+  }
+  return kinds.size === 1 ? [...kinds][0] : undefined;
+}

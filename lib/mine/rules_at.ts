@@ -1,0 +1,103 @@
+/**
+ * pytest's discovery rules as they were at each commit: the configuration files at the
+ * repository's root are followed back through history (a change that touched one says which blob
+ * it had before), and the rules of each distinct set of files are read once.
+ *
+ * Requires `--allow-run=git`.
+ *
+ * @module
+ */
+
+import { git } from "../git.ts";
+import { CONFIG_FILES, DEFAULT_RULES, type PytestRules, rulesFromFile } from "../python/mod.ts";
+import type { BlobReader } from "./blobs.ts";
+import type { PathChange } from "./history.ts";
+
+const CONFIG = new Set(CONFIG_FILES);
+
+/** Follows the root configuration files back through history, one change at a time, newest first. */
+export class RulesHistory {
+  #blobs: Map<string, string>;
+  #key: string;
+  #rules = new Map<string, PytestRules>();
+  #files = new Map<string, PytestRules | null>();
+
+  private constructor(blobs: Map<string, string>) {
+    this.#blobs = blobs;
+    this.#key = RulesHistory.#keyOf(blobs);
+  }
+
+  /** Start from the configuration files at `rev`. */
+  static async at(repo: string, rev: string): Promise<RulesHistory> {
+    const listing = await git(["ls-tree", "--full-tree", rev, "--", ...CONFIG_FILES], {
+      cwd: repo,
+    });
+    const blobs = new Map<string, string>();
+    for (const line of listing.split("\n")) {
+      const match = line.match(/^\d+ blob ([0-9a-f]+)\t(.+)$/);
+      if (match && CONFIG.has(match[2])) blobs.set(match[2], match[1]);
+    }
+    return new RulesHistory(blobs);
+  }
+
+  static #keyOf(blobs: Map<string, string>): string {
+    return CONFIG_FILES.map((name) => blobs.get(name) ?? "").join(",");
+  }
+
+  /**
+   * Step over one change: returns the key of the configuration in force after it (at G); the
+   * history then stands before it (at B).
+   */
+  step(files: readonly PathChange[]): string {
+    const atG = this.#key;
+    let touched = false;
+    for (const f of files) {
+      if (CONFIG.has(f.path)) {
+        touched = true;
+        // Added here (or renamed into place): absent before; otherwise it had its old blob.
+        if (f.status === "A" || f.status === "R" || f.status === "C") this.#blobs.delete(f.path);
+        else if (f.oldBlob) this.#blobs.set(f.path, f.oldBlob);
+      }
+      if (f.oldPath && f.oldPath !== f.path && CONFIG.has(f.oldPath) && f.oldBlob) {
+        touched = true;
+        this.#blobs.set(f.oldPath, f.oldBlob);
+      }
+    }
+    if (touched) this.#key = RulesHistory.#keyOf(this.#blobs);
+    return atG;
+  }
+
+  /** Every blob a configuration `step` returned refers to (to read them all at once). */
+  static blobsOf(key: string): string[] {
+    return key.split(",").filter(Boolean);
+  }
+
+  /**
+   * The rules of a configuration `step` returned, its files read with `reader` (each file parsed
+   * once, each configuration decided once).
+   */
+  async rules(key: string, reader: BlobReader): Promise<PytestRules> {
+    const known = this.#rules.get(key);
+    if (known) return known;
+    const blobs = key.split(",");
+    const texts = await reader.read(blobs.filter(Boolean));
+    let rules = DEFAULT_RULES;
+    for (const [i, name] of CONFIG_FILES.entries()) {
+      const blob = blobs[i];
+      if (!blob) continue;
+      const fileKey = `${name}:${blob}`;
+      let found = this.#files.get(fileKey);
+      if (found === undefined) {
+        const text = texts.get(blob);
+        found = text === undefined ? null : rulesFromFile(name, text) ?? null;
+        this.#files.set(fileKey, found);
+      }
+      if (found) {
+        rules = found;
+        break;
+      }
+    }
+    this.#rules.set(key, rules);
+    return rules;
+  }
+}

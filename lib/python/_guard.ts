@@ -1,0 +1,556 @@
+/**
+ * bugbout's guard: the Python program that runs every pytest session, so that the code under
+ * test cannot forge its own outcomes. It is the session's main program (the tree never imports
+ * it): before any code of the tree runs it reads the session's settings and a per-session secret
+ * from stdin, takes stdout as the results channel (what the tree prints goes to stderr), installs
+ * an audit hook and records the identity of pytest's and pluggy's machinery. Each group of tests
+ * then runs in a child process of its own, so one author's tests cannot reach another's. Every
+ * record carries an HMAC tag and a per-group sequence number; `channel.ts` reads them.
+ *
+ * What it watches, and what it cannot, is written up in `docs/how-it-works.md` ("What the code
+ * under test can and cannot influence").
+ *
+ * Private to `lib/python/`.
+ *
+ * @module
+ */
+
+/** The file name the guard is written under in a session's run directory. */
+export const GUARD_FILE = "_bugbout_guard.py";
+
+/** The guard's source. Needs Python 3.8 or later (audit hooks) and pytest 7 or later. */
+export const GUARD_SOURCE = String
+  .raw`"""bugbout's guard: runs pytest so that the code under test cannot forge its outcomes.
+
+Started as the main program of the session (never imported by the tree). Before any code of the
+tree runs it takes the session's settings and secret from stdin, takes stdout as its results
+channel (the tree's output goes to stderr), installs an audit hook, and records the identity of
+pytest's and pluggy's reporting machinery. Each group of tests then runs in a child process of its
+own (fork), so one author's tests cannot reach another's; every record leaves with an HMAC tag and
+a per-group sequence number, so nothing the tree writes can pass for a record.
+"""
+
+import os
+import sys
+
+_THIS = os.path.abspath(__file__)
+_TREE_PATHS = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+_saved_path = list(sys.path)
+# The guard's own imports come from the interpreter's library, never from the tree.
+sys.path[:] = [p for p in sys.path if p not in _TREE_PATHS and p != os.path.dirname(_THIS)]
+import atexit  # noqa: E402
+import functools  # noqa: E402
+import hashlib  # noqa: E402
+import hmac  # noqa: E402
+import inspect  # noqa: E402
+import json  # noqa: E402
+import signal  # noqa: E402
+import threading  # noqa: E402
+
+sys.path[:] = _saved_path
+
+_CONFIG = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+# The results channel: the original stdout, under a descriptor nothing else is told about and
+# that no subprocess inherits. What the tree prints goes to stderr.
+_CHANNEL = os.dup(1)
+os.dup2(2, 1)
+_MAC = hmac.new(bytes.fromhex(_CONFIG.pop("key")), digestmod=hashlib.sha256)
+_ROOT = os.path.realpath(_CONFIG["rootdir"])
+_GUARD_PID = os.getpid()
+_me = {"group": -1, "pid": os.getpid()}
+_seq = {}
+_tampered = []
+
+
+def _send(record):
+    """Write one authenticated record to the channel (only from the process that owns it)."""
+    if os.getpid() != _me["pid"]:
+        return
+    group = _me["group"]
+    n = _seq.get(group, 0)
+    _seq[group] = n + 1
+    record["g"] = group
+    record["n"] = n
+    body = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    tag = _MAC.copy()
+    tag.update(body.encode("utf-8"))
+    data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
+    while data:
+        data = data[os.write(_CHANNEL, data):]
+
+
+def _is_tree(filename):
+    if not filename or filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    return path == _ROOT or path.startswith(_ROOT + os.sep)
+
+
+_in_hook = threading.local()
+
+
+def _tree_frame(innermost=False):
+    """The innermost frame of the tree on the current stack, as 'file:line', or None. With
+    'innermost', only the frame that raised the event itself counts."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if _is_tree(frame.f_code.co_filename):
+            return "%s:%d" % (os.path.relpath(frame.f_code.co_filename, _ROOT), frame.f_lineno)
+        if innermost:
+            return None
+        frame = frame.f_back
+    return None
+
+
+def _tamper(what, where, detail=""):
+    _tampered.append(what)
+    _send({"k": "tamper", "what": what, "where": where, "detail": detail[:300]})
+
+
+def _suspect(what, where, detail=""):
+    _send({"k": "suspect", "what": what, "where": where, "detail": detail[:300]})
+
+
+_PROC_SELF = ("/proc/self/", "/proc/%d/" % os.getpid(), "/proc/thread-self/", "/dev/fd/")
+_LETHAL = {signal.SIGKILL, signal.SIGTERM, signal.SIGABRT, signal.SIGQUIT, signal.SIGSEGV}
+
+
+def _audit(event, args):
+    # Cheap filter first: most events are of no interest.
+    if event not in _WATCHED and not event.startswith("ctypes"):
+        return
+    if getattr(_in_hook, "busy", False):
+        return
+    _in_hook.busy = True
+    try:
+        where = _tree_frame(innermost=event in ("compile", "object.__setattr__"))
+        if where is None:
+            return
+        if event == "open":
+            path = args[0]
+            if isinstance(path, int):
+                if path == _CHANNEL:
+                    _tamper("opened the results channel", where)
+                return
+            path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+            own = "/proc/%d/" % _GUARD_PID
+            if path.startswith(_PROC_SELF) or path.startswith(own) or path.startswith("/proc/%d/" % os.getpid()):
+                _tamper("read its own process from /proc", where, path)
+            elif os.path.realpath(path) == _THIS:
+                _tamper("opened the guard", where, path)
+        elif event == "os.listdir":
+            path = str(args[0])
+            if path.startswith(_PROC_SELF) or path.startswith("/proc/%d" % os.getpid()):
+                _tamper("listed its own open files", where, path)
+        elif event == "os.kill":
+            pid, sig = args[0], args[1]
+            mine = pid in (0, os.getpid(), _GUARD_PID, -os.getpgrp()) or pid == os.getppid()
+            if mine and sig in _LETHAL:
+                _tamper("killed its own test session", where, "signal %s" % sig)
+        elif event == "object.__setattr__":
+            if len(args) >= 2 and args[1] in ("__code__", "__closure__", "__globals__", "__defaults__"):
+                _tamper("replaced the code of a function", where, str(args[1]))
+        elif event == "compile":
+            name = args[1] if len(args) > 1 else None
+            if isinstance(name, bytes):
+                name = os.fsdecode(name)
+            if isinstance(name, str) and name in _TEST_FILES:
+                _tamper("compiled code under a test file's name", where, name)
+        elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents"):
+            _suspect("looked through the interpreter's objects (%s)" % event, where)
+        elif event in ("sys.settrace", "sys.setprofile"):
+            _suspect("installed a trace function (%s)" % event, where)
+        elif event.startswith("ctypes"):
+            _suspect("used ctypes (%s)" % event, where)
+    finally:
+        _in_hook.busy = False
+
+
+_WATCHED = {
+    "open",
+    "os.listdir",
+    "os.kill",
+    "object.__setattr__",
+    "compile",
+    "gc.get_objects",
+    "gc.get_referrers",
+    "gc.get_referents",
+    "sys.settrace",
+    "sys.setprofile",
+}
+_TEST_FILES = set()
+
+sys.addaudithook(_audit)
+
+import pytest  # noqa: E402
+import _pytest.main  # noqa: E402,F401
+import _pytest.nodes  # noqa: E402,F401
+import _pytest.python  # noqa: E402,F401
+import _pytest.reports  # noqa: E402,F401
+import _pytest.runner  # noqa: E402,F401
+import _pytest.skipping  # noqa: E402,F401
+import _pytest.unittest  # noqa: E402,F401
+import _pytest.assertion.rewrite  # noqa: E402,F401
+import pluggy  # noqa: E402,F401
+
+_WATCHED_MODULES = [
+    m
+    for name, m in sorted(sys.modules.items())
+    if m is not None and (name == "pytest" or name.startswith(("_pytest", "pluggy")))
+]
+# The objects on the path from a test's outcome to its report: checked at every test.
+_CRITICAL = {
+    "_pytest.runner",
+    "_pytest.reports",
+    "_pytest.python",
+    "_pytest.skipping",
+    "_pytest.outcomes",
+    "pluggy._callers",
+    "pluggy._hooks",
+    "pluggy._result",
+    "pluggy._manager",
+    __name__,
+}
+
+
+def _snapshot(only=None):
+    """Identity of every attribute of pytest's and pluggy's modules and of their classes (of the
+    modules in 'only', when given)."""
+    seen = {}
+    for module in _WATCHED_MODULES:
+        if only is not None and module.__name__ not in only:
+            continue
+        attrs = dict(vars(module))
+        seen[("module", module.__name__)] = {k: id(v) for k, v in attrs.items()}
+        for key, value in attrs.items():
+            if isinstance(value, type) and getattr(value, "__module__", "") == module.__name__:
+                seen[("class", module.__name__, key)] = {
+                    k: id(v) for k, v in vars(value).items()
+                }
+    return seen
+
+
+def _owner(key):
+    module = sys.modules.get(key[1])
+    if module is None or key[0] == "module":
+        return module
+    return vars(module).get(key[2])
+
+
+def _code_of(value):
+    """The code object behind a function, method, property, classmethod or partial, if any."""
+    for _ in range(5):
+        if isinstance(value, property):
+            value = value.fget
+        elif isinstance(value, (classmethod, staticmethod)):
+            value = value.__func__
+        elif isinstance(value, functools.partial):
+            value = value.func
+        elif hasattr(value, "__func__"):
+            value = value.__func__
+        elif hasattr(value, "__wrapped__") and not hasattr(value, "__code__"):
+            value = value.__wrapped__
+        else:
+            break
+    return getattr(value, "__code__", None)
+
+
+_BASELINE = _snapshot()
+
+
+def _check_integrity(only=None):
+    """Compare pytest's and pluggy's machinery with the snapshot. A value whose code belongs to
+    the tree is tampering; anything else that changed (pytest configuring itself, an installed
+    pytest plugin) becomes part of the snapshot."""
+    now = _snapshot(only)
+    for key, after in now.items():
+        before = _BASELINE.get(key)
+        if before is None:
+            _BASELINE[key] = after
+            continue
+        if after == before:
+            continue
+        owner = _owner(key)
+        for name in set(before) | set(after):
+            if before.get(name) == after.get(name):
+                continue
+            code = _code_of(vars(owner).get(name)) if owner is not None else None
+            if code is not None and _is_tree(code.co_filename):
+                _tamper(
+                    "changed pytest's reporting machinery",
+                    "%s:%d" % (os.path.relpath(code.co_filename, _ROOT), code.co_firstlineno),
+                    ".".join(str(k) for k in key[1:]) + "." + name,
+                )
+        _BASELINE[key] = after
+    # The guard's own functions and their code.
+    for name, (ident, code) in _GUARD.items():
+        value = globals().get(name)
+        if id(value) != ident or id(getattr(value, "__code__", None)) != code:
+            _tamper("changed the guard", name)
+            _GUARD[name] = (id(value), id(getattr(value, "__code__", None)))
+    for name, ident in _GUARD_METHODS.items():
+        if id(vars(_Guard).get(name)) != ident:
+            _tamper("changed the guard", "_Guard." + name)
+            _GUARD_METHODS[name] = id(vars(_Guard).get(name))
+
+
+def _digest(path):
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _tree_state(root, suffixes):
+    """lstat of every file under the tree that can change what Python runs."""
+    state = {}
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        for name in files:
+            if name.endswith(suffixes):
+                path = os.path.join(top, name)
+                try:
+                    st = os.lstat(path)
+                except FileNotFoundError:
+                    continue
+                state[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+    return state
+
+
+_CODE_FILES = (".py", ".pyi", ".pth", ".so", ".pyd", ".cfg", ".toml", ".ini")
+
+
+def _witnessed(nodeid, func, calls):
+    """'func', recording whether each call returned or raised (the guard's own witness)."""
+    if inspect.iscoroutinefunction(func):
+        @functools.wraps(func)
+        async def witness(*args, **kwargs):
+            calls[nodeid] = "raised"
+            await func(*args, **kwargs)
+            calls[nodeid] = "returned"
+    else:
+        @functools.wraps(func)
+        def witness(*args, **kwargs):
+            calls[nodeid] = "raised"
+            result = func(*args, **kwargs)
+            calls[nodeid] = "returned"
+            return result
+    return witness
+
+
+class _Guard:
+    """The plugin each group's pytest session runs with."""
+
+    def __init__(self, files):
+        self.files = files
+        self.calls = {}
+        self.state = {}
+        self.time = {}
+        self.messages = {}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session):
+        # Plugins installed in the environment are loaded by now: adopt what they changed.
+        _check_integrity()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectstart(self, collector):
+        # A test module must be imported from the bytes it had when the session started.
+        path = os.path.realpath(str(_path_of(collector)))
+        if path in self.files and _digest(path) != self.files[path]:
+            _tamper("rewrote a test file before pytest imported it", os.path.relpath(path, _ROOT))
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            _send({"k": "collect-error", "id": report.nodeid, "m": _first_line(report)})
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session):
+        modules = {}
+        for item in session.items:
+            module = getattr(item, "module", None)
+            if module is not None and id(module) not in modules:
+                modules[id(module)] = module
+                _check_module(module, item)
+            func = getattr(item, "obj", None) if _plain_function(item) else None
+            code = _code_of(func)
+            if code is not None and not _is_tree_file(code.co_filename):
+                _tamper("collected a test that was not compiled from a file of the tree", item.nodeid, code.co_filename)
+            if func is not None and callable(func):
+                item.obj = _witnessed(item.nodeid, func, self.calls)
+        _check_integrity()
+        _send({"k": "collected", "ids": [item.nodeid for item in session.items]})
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        _send({"k": "start", "id": nodeid})
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item):
+        outcome = yield
+        if _plain_function(item):
+            return  # witnessed by its function's wrapper
+        # Other items (unittest cases, doctests): a unittest case records its failure on the
+        # item instead of raising.
+        raised = outcome.excinfo is not None or bool(getattr(item, "_excinfo", None))
+        self.calls[item.nodeid] = "raised" if raised else "returned"
+
+    def pytest_runtest_logreport(self, report):
+        wasxfail = hasattr(report, "wasxfail")
+        if report.when == "call":
+            _check_integrity(only=_CRITICAL)
+            if report.passed:
+                outcome = "passed"
+                call = self.calls.get(report.nodeid)
+                if call is None:
+                    _tamper("reported a test as passed that never ran", report.nodeid)
+                elif call == "raised" and not wasxfail:
+                    _tamper("reported a test as passed that raised", report.nodeid)
+            elif report.skipped:
+                outcome = "xfailed" if wasxfail else "skipped"
+            else:
+                outcome = "failed"
+        elif report.failed:
+            outcome = "error"
+        elif report.skipped:
+            outcome = "xfailed" if wasxfail else "skipped"
+        else:
+            outcome = None
+        self.time[report.nodeid] = self.time.get(report.nodeid, 0.0) + (getattr(report, "duration", 0) or 0)
+        before = self.state.get(report.nodeid)
+        if outcome is not None and before not in ("failed", "error"):
+            self.state[report.nodeid] = outcome
+            if outcome in ("failed", "error"):
+                self.messages[report.nodeid] = _first_line(report)
+        if report.when == "teardown":
+            final = self.state.pop(report.nodeid, "passed")
+            if final == "passed" and report.nodeid not in self.calls:
+                _tamper("reported a test as passed that never ran", report.nodeid)
+            record = {"k": "done", "id": report.nodeid, "o": final, "s": self.time.pop(report.nodeid, 0.0)}
+            message = self.messages.pop(report.nodeid, None)
+            if final in ("failed", "error") and message:
+                record["m"] = message
+            _send(record)
+
+
+_LOADERS = ("AssertionRewritingHook", "SourceFileLoader", "SourcelessFileLoader")
+
+
+def _check_module(module, item):
+    """A test module must come from its own file, through pytest's or Python's own loader."""
+    path = getattr(module, "__file__", None)
+    if path is None or os.path.realpath(path) != os.path.realpath(str(_path_of(item))):
+        _tamper("imported a test module from somewhere else", item.nodeid, str(path))
+    loader = getattr(getattr(module, "__spec__", None), "loader", None)
+    if type(loader).__name__ not in _LOADERS:
+        source = getattr(sys.modules.get(type(loader).__module__), "__file__", None) or "?"
+        where = os.path.relpath(source, _ROOT) if _is_tree(source) else source
+        _tamper("imported a test module through a loader of its own", where, item.nodeid)
+
+
+def _path_of(node):
+    """A node's file (pytest 7+ names it 'path'; older ones 'fspath')."""
+    path = getattr(node, "path", None)
+    return path if path is not None else getattr(node, "fspath", "")
+
+
+def _is_tree_file(path):
+    return _is_tree(path) and os.path.isfile(path)
+
+
+def _plain_function(item):
+    """A test function pytest calls itself (not a unittest case, whose method unittest calls)."""
+    return isinstance(item, pytest.Function) and not isinstance(item, _pytest.unittest.TestCaseFunction)
+
+
+def _is_test_file(path):
+    return os.path.realpath(path) in _TEST_FILES
+
+
+def _first_line(report):
+    try:
+        text = report.longreprtext or ""
+    except Exception:  # a report without a representation
+        text = ""
+    lines = [line for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("E "):
+            return line[2:].strip()[:200]
+    return (lines[-1] if lines else "")[:200]
+
+
+def _run_group(index, group):
+    files = {}
+    for target in group:
+        path = os.path.realpath(os.path.join(_ROOT, target.split("::")[0]))
+        _TEST_FILES.add(path)
+        files[path] = _digest(path)
+    args = list(_CONFIG["args"]) + ["--"] + list(group)
+    pid = os.fork()
+    if pid == 0:
+        _me["group"] = index
+        _me["pid"] = os.getpid()
+        code = 3
+        try:
+            _send({"k": "begin"})
+            code = int(pytest.main(args, plugins=[_Guard(files)]))
+            # Exit handlers the tree registered run now, while the guard still watches.
+            atexit._run_exitfuncs()
+            _check_integrity()
+            _send({"k": "end", "code": code})
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        _send({"k": "group-end", "group": index, "signal": os.WTERMSIG(status)})
+        return 128 + os.WTERMSIG(status)
+    _send({"k": "group-end", "group": index, "code": os.WEXITSTATUS(status)})
+    return os.WEXITSTATUS(status)
+
+
+_GUARD = {
+    name: (id(value), id(value.__code__))
+    for name, value in list(globals().items())
+    if inspect.isfunction(value)
+}
+_GUARD_METHODS = {name: id(value) for name, value in vars(_Guard).items()}
+
+
+def _main():
+    _send({
+        "k": "hello",
+        "python": "%d.%d.%d" % sys.version_info[:3],
+        "pytest": pytest.__version__,
+        "groups": len(_CONFIG["groups"]),
+    })
+    watch = _CONFIG.get("watch", True)
+    before = _tree_state(_ROOT, _CODE_FILES) if watch else None
+    code = 0
+    for index, group in enumerate(_CONFIG["groups"]):
+        code = _run_group(index, group)
+        if watch:
+            after = _tree_state(_ROOT, _CODE_FILES)
+            changed = sorted(set(before) ^ set(after) | {p for p in before if p in after and before[p] != after[p]})
+            if changed:
+                _send({
+                    "k": "tree-changed",
+                    "group": index,
+                    "paths": [os.path.relpath(p, _ROOT) for p in changed[:20]],
+                })
+                break
+    _send({"k": "bye"})
+    return code
+
+
+# The session exits as its last group's pytest did (the channel, not this code, is what counts).
+_code = _main()
+sys.stdout.flush()
+os._exit(_code)
+`;

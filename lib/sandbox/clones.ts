@@ -1,0 +1,75 @@
+/**
+ * Another copy of the project in what the sandbox shows would hand an agent the fix: a clone in
+ * `/usr/local/src` is covered by the default view, but a clone inside a toolchain's directory (a
+ * package installed from a checkout, a virtual environment next to a clone) is not. This looks
+ * through the shown directories for git repositories that hold the project's root commit, so
+ * `doctor` and the race can warn before a bout.
+ *
+ * Requires `--allow-run` (`find`, `git`) and `--allow-read`.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { gitRun } from "../git.ts";
+import { run } from "../proc.ts";
+import { statIfExists } from "../fs.ts";
+
+/** What {@linkcode findProjectClones} looks through. */
+export interface CloneSearch {
+  /** Host directories the sandbox shows (real paths). */
+  shown: readonly string[];
+  /** Paths inside them that stay covered, so are not looked through. */
+  hidden: readonly string[];
+  /** The project's repository: a clone shares its root commit. */
+  repository: string;
+  /** Stop looking. */
+  signal?: AbortSignal;
+}
+
+/** `find -path` takes a pattern: match the path itself, whatever characters it holds. */
+function literal(path: string): string {
+  return path.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The directories (sorted) under `shown` that hold a git repository with one of the project's
+ * root commits. Nothing when the project has no commit yet.
+ */
+export async function findProjectClones(search: CloneSearch): Promise<string[]> {
+  const roots = await gitRun(["rev-list", "--max-parents=0", "HEAD", "--"], {
+    cwd: search.repository,
+    okCodes: "any",
+  });
+  const commits = roots.code === 0 ? roots.stdout.split("\n").filter(Boolean) : [];
+  const dirs: string[] = [];
+  for (const path of search.shown) {
+    if ((await statIfExists(path))?.isDirectory) dirs.push(path);
+  }
+  if (commits.length === 0 || dirs.length === 0) return [];
+  const prune = search.hidden.flatMap((h, i) => [...(i ? ["-o"] : []), "-path", literal(h)]);
+  const found = await run([
+    "find",
+    ...dirs,
+    ...(prune.length ? ["(", ...prune, ")", "-prune", "-o"] : []),
+    "-name",
+    ".git",
+    "-print",
+    "-prune",
+  ], { okCodes: "any", timeoutMs: 300_000, signal: search.signal, maxOutputBytes: 1024 * 1024 });
+  const clones = new Set<string>();
+  for (const git of found.stdout.split("\n").filter(Boolean)) {
+    const dir = dirname(git);
+    for (const commit of commits) {
+      const has = await gitRun(
+        ["-c", "safe.directory=*", "-C", dir, "cat-file", "-e", `${commit}^{commit}`],
+        { okCodes: "any", signal: search.signal },
+      );
+      if (has.code === 0) {
+        clones.add(dir);
+        break;
+      }
+    }
+  }
+  return [...clones].sort();
+}

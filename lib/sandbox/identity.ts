@@ -1,0 +1,183 @@
+/**
+ * Who a confined command runs as when bugbout itself runs as root (containers, CI): never root.
+ * Each run gets an unprivileged user of its own, chosen from {@linkcode SANDBOX_UIDS} (ids that
+ * `/etc/passwd` and `/etc/group` do not use), so root-only files (`/etc/shadow`, root's keys)
+ * stay closed and the kernel counts each sandbox's processes apart (`RLIMIT_NPROC` is per user).
+ *
+ * The working directory and the writable paths are handed to that user for the run (owned by it,
+ * recursively) and given back afterwards (owned again as their top directory was). Runs that
+ * share a writable path share a user. Paths inside a handed-over tree that the run must not see
+ * (its `deny` paths) and paths another run holds are left as they are.
+ *
+ * Requires `--allow-read` (`/etc/passwd`, `/etc/group`, the paths) and `--allow-write` (to change
+ * owners; root only).
+ *
+ * @module
+ */
+
+import { lchown } from "node:fs/promises";
+import { join } from "node:path";
+import { isWithin } from "./_paths.ts";
+import { isMissing, readTextIfExists } from "../fs.ts";
+
+/** An unprivileged user and group. */
+export interface SandboxUser {
+  uid: number;
+  gid: number;
+}
+
+/** Where the users of sandboxed runs come from when bugbout runs as root. */
+export const SANDBOX_UIDS = { first: 50000, count: 10000 } as const;
+
+interface Held {
+  user: SandboxUser;
+  owner: SandboxUser;
+  count: number;
+  skip: readonly string[];
+}
+
+const held = new Map<string, Held>();
+const users = new Map<number, number>();
+let taken: Set<number> | undefined;
+// A different start in each bugbout process makes two of them on one machine unlikely to meet.
+let next = Math.floor(Math.random() * SANDBOX_UIDS.count);
+
+/** True when this process runs as root, so commands must be run as someone else. */
+export function runsAsRoot(): boolean {
+  return Deno.build.os === "linux" && Deno.uid() === 0;
+}
+
+async function takenIds(): Promise<Set<number>> {
+  if (taken) return taken;
+  taken = new Set();
+  for (const file of ["/etc/passwd", "/etc/group"]) {
+    for (const line of ((await readTextIfExists(file)) ?? "").split("\n")) {
+      const id = Number(line.split(":")[2]);
+      if (Number.isInteger(id)) taken.add(id);
+    }
+  }
+  return taken;
+}
+
+/** A run's hold on its user and paths; give it back with {@linkcode Handover.release}. */
+export interface Handover {
+  /** The user the command runs as. */
+  user: SandboxUser;
+  /** Give the paths back to their owners (once every run holding them is done). */
+  release(): Promise<void>;
+}
+
+/**
+ * Choose the user for a run that writes `paths` (real paths) and hand the paths over to it,
+ * leaving `skip` (real paths: what the run must not see) as it is.
+ */
+export async function handOver(
+  paths: readonly string[],
+  skip: readonly string[] = [],
+): Promise<Handover> {
+  // A path inside one another run holds belongs to that run's user already.
+  const sharing = [...held.entries()].find(([p]) => paths.some((q) => isWithin(q, p)))?.[1];
+  const user = sharing?.user ?? await freshUser();
+  users.set(user.uid, (users.get(user.uid) ?? 0) + 1);
+  const mine: string[] = [];
+  const release = async () => {
+    for (const path of mine.reverse()) await giveBack(path);
+    const left = (users.get(user.uid) ?? 1) - 1;
+    if (left > 0) users.set(user.uid, left);
+    else users.delete(user.uid);
+  };
+  try {
+    for (const path of paths) {
+      mine.push(path);
+      const before = held.get(path);
+      if (before) {
+        before.count++;
+        continue;
+      }
+      const info = await Deno.lstat(path);
+      const entry: Held = { user, owner: { uid: info.uid!, gid: info.gid! }, count: 1, skip };
+      held.set(path, entry);
+      await chownTree(path, user, others(path, user, skip));
+    }
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return { user, release };
+}
+
+async function freshUser(): Promise<SandboxUser> {
+  const avoid = await takenIds();
+  for (let i = 0; i < SANDBOX_UIDS.count; i++) {
+    const id = SANDBOX_UIDS.first + (next++ % SANDBOX_UIDS.count);
+    if (!avoid.has(id) && !users.has(id)) return { uid: id, gid: id };
+  }
+  throw new Error("no free user id for a sandboxed run");
+}
+
+/** What a walk over `path` must leave alone: `skip`, and paths below held by another user. */
+function others(path: string, user: SandboxUser, skip: readonly string[]): string[] {
+  const below = [...held.entries()]
+    .filter(([p, h]) => p !== path && isWithin(p, path) && h.user.uid !== user.uid)
+    .map(([p]) => p);
+  return [...skip, ...below];
+}
+
+async function giveBack(path: string): Promise<void> {
+  const entry = held.get(path);
+  if (!entry) return;
+  if (--entry.count > 0) return;
+  held.delete(path);
+  // An enclosing path still held will be given back as a whole later.
+  if ([...held.keys()].some((p) => p !== path && isWithin(path, p))) return;
+  const stillHeld = [...held.keys()].filter((p) => isWithin(p, path));
+  await chownTree(path, entry.owner, [...entry.skip, ...stillHeld]);
+}
+
+/** `lchown` every entry under `top` (links themselves, never followed), except under `skip`. */
+async function chownTree(top: string, to: SandboxUser, all: readonly string[]): Promise<void> {
+  // Only what lies below the top matters: a covered path above it holds the top itself.
+  const skip = all.filter((s) => s !== top && isWithin(s, top));
+  const visit = async (path: string) => {
+    if (path !== top && skip.some((s) => isWithin(path, s))) return;
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+      if (info.uid !== to.uid || info.gid !== to.gid) await lchown(path, to.uid, to.gid);
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    if (!info.isDirectory) return;
+    for await (const entry of Deno.readDir(path)) await visit(join(path, entry.name));
+  };
+  await visit(top);
+}
+
+/**
+ * `/etc/passwd` and `/etc/group` as the host has them plus a line for `user` (named `bugbout`,
+ * home `home`), written into `dir`: tools that look their user up (git, ssh, pip) find it.
+ */
+export async function writeUserFiles(
+  dir: string,
+  user: SandboxUser,
+  home: string,
+): Promise<{ passwd: string; group: string }> {
+  const passwd = join(dir, "passwd");
+  const group = join(dir, "group");
+  const host = async (file: string) => {
+    const text = (await readTextIfExists(file)) ?? "";
+    return text && !text.endsWith("\n") ? `${text}\n` : text;
+  };
+  await Deno.writeTextFile(
+    passwd,
+    `${await host(
+      "/etc/passwd",
+    )}bugbout:x:${user.uid}:${user.gid}:bugbout sandbox:${home}:/bin/sh\n`,
+    { mode: 0o644 },
+  );
+  await Deno.writeTextFile(group, `${await host("/etc/group")}bugbout:x:${user.gid}:\n`, {
+    mode: 0o644,
+  });
+  return { passwd, group };
+}
