@@ -72,24 +72,28 @@ export interface Tamperers {
 }
 
 /**
- * Who interfered with the grading. The code of a tree runs in every session on that tree, an
- * author's tests only in that author's own: so a tree is to blame when its repository session or
- * two authors' sessions on it were tampered with, and an author is to blame for a tampered
- * session of its own on any other tree.
+ * Who interfered with the grading, from the files the guard's evidence points to (see
+ * `Tampering.blame`): an author's own test files blame the author, the tree's code blames the
+ * candidate whose tree it is (B's code, the maintainers', blames nobody).
  */
 export function tamperers(matrix: Matrix): Tamperers {
   const found = (matrix.tampering ?? []).filter((t) => t.events.length > 0);
+  const patches = new Set(matrix.trees.filter((t) => t.kind === "patch").map((t) => t.id));
   const trees = new Map<string, Tampering["events"]>();
-  for (const tree of new Set(found.map((t) => t.tree))) {
-    const here = found.filter((t) => t.tree === tree);
-    if (here.length >= 2 || here.some((t) => t.author === "repository")) {
-      trees.set(tree, here.flatMap((t) => t.events));
-    }
-  }
   const authors = new Map<string, Tampering["events"]>();
+  const blame = (map: Map<string, Tampering["events"]>, key: string, t: Tampering) =>
+    map.set(key, [...(map.get(key) ?? []), ...t.events]);
   for (const t of found) {
-    if (t.author === "repository" || trees.has(t.tree)) continue;
-    authors.set(t.author, [...(authors.get(t.author) ?? []), ...t.events]);
+    // An event that names no file (a forged line on the results channel) is the tree's when the
+    // repository's session or another session on the same tree suffered it too.
+    const shared = found.filter((o) => o.tree === t.tree);
+    const whose = t.blame?.length
+      ? t.blame
+      : shared.length >= 2 || shared.some((o) => o.author === "repository")
+      ? ["tree"]
+      : ["author"];
+    if (whose.includes("tree") && patches.has(t.tree)) blame(trees, t.tree, t);
+    if (whose.includes("author") && t.author !== "repository") blame(authors, t.author, t);
   }
   return { trees, authors };
 }

@@ -167,6 +167,7 @@ export class Bout {
           ...shared,
           retryFailed: options.retryFailed,
           onProgress: (event) => emit({ kind: "race", event }),
+          onWarning: (text) => emit({ kind: "note", text }),
         });
         for (const failure of result.failures) emit({ kind: "note", text: failure });
         return [result, result.summary];

@@ -8,12 +8,12 @@
 import { dirname, resolve } from "node:path";
 import { agentOf, type Config } from "./config.ts";
 import { describeError } from "./errors.ts";
-import { defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
+import { checkRepository, defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
 import { githubAccess } from "./mine/mod.ts";
 import { Project } from "./project.ts";
 import { which } from "./proc.ts";
-import { resolvePython, uvVersion } from "./python/mod.ts";
-import { probeSandbox } from "./sandbox/mod.ts";
+import { checkTestDependencies, resolvePython, uvVersion } from "./python/mod.ts";
+import { findProjectClones, probeSandbox, runsAsRoot, toolchainMounts } from "./sandbox/mod.ts";
 
 /** The result of one check. */
 export interface Check {
@@ -69,26 +69,9 @@ async function githubCheck(project: Project): Promise<Check> {
 }
 
 async function gitCheck(dir: string): Promise<Check> {
-  let root: string | undefined;
   try {
-    root = await repositoryRoot(dir);
-  } catch (error) {
-    return {
-      name: "git",
-      status: "fail",
-      detail: describeError(error),
-      fix: (error as { hint?: string }).hint,
-    };
-  }
-  if (!root) {
-    return {
-      name: "git",
-      status: "fail",
-      detail: `${dir} is not inside a git repository`,
-      fix: "Run bugbout in your project's repository, or set [project] repository.",
-    };
-  }
-  try {
+    await checkRepository(dir);
+    const root = await repositoryRoot(dir) ?? dir;
     const branch = await defaultBranch(root);
     const count = await firstParentCount(root, branch);
     return {
@@ -104,12 +87,54 @@ async function gitCheck(dir: string): Promise<Check> {
       name: "git",
       status: "fail",
       detail: describeError(error),
-      fix: "Check out a branch.",
+      fix: (error as { hint?: string }).hint ?? "Check out a branch.",
     };
   }
 }
 
-async function agentChecks(config: Config): Promise<Check[]> {
+/** What every agent may consume, from `[run]`. */
+function limitsCheck(config: Config): Check {
+  const run = config.run;
+  return {
+    name: "limits",
+    status: "ok",
+    detail: `each agent: ${run.agentProcesses} processes, ${run.agentMemory} MiB of memory, ` +
+      `${run.agentDisk} MiB of disk` +
+      (runsAsRoot() ? "; commands run as unprivileged users (bugbout runs as root)" : ""),
+  };
+}
+
+/**
+ * Another copy of the project where a sandbox can see it (the default view, the agents'
+ * toolchains) would hand an agent the fix: a warning naming where.
+ */
+async function clonesCheck(project: Project, executables: string[]): Promise<Check> {
+  const readable: string[] = [];
+  for (const executable of executables) {
+    readable.push(...(await toolchainMounts(executable)).readable);
+  }
+  const clones = await findProjectClones({
+    repository: project.repository,
+    readable,
+    deny: [project.repository, project.home, project.results.path],
+  });
+  if (clones.length === 0) {
+    return {
+      name: "clones",
+      status: "ok",
+      detail: "no other copy of the project in sight of agents",
+    };
+  }
+  return {
+    name: "clones",
+    status: "warn",
+    detail: `agents can read another copy of the project, with its fixes: ${clones.join(", ")}`,
+    fix: "Move it out of the system's directories and the agents' install directories, " +
+      "or delete it.",
+  };
+}
+
+async function agentChecks(config: Config, found: string[] = []): Promise<Check[]> {
   const checks: Check[] = [];
   for (const entry of [...config.contestants, ...config.examiners]) {
     const options = entry.options as { executable?: string; command?: string[] };
@@ -130,6 +155,7 @@ async function agentChecks(config: Config): Promise<Check[]> {
       });
       continue;
     }
+    found.push(path);
     let version: string | undefined;
     try {
       version = await agentOf(entry).version?.();
@@ -199,6 +225,19 @@ export async function runDoctor(path = "."): Promise<DoctorReport> {
         detail:
           `Python ${python.version} (${python.path}; asked for ${python.request} by ${python.from})`,
       });
+      const deps = await checkTestDependencies(
+        python.path,
+        project.config.project.testDependencies,
+      );
+      checks.push({
+        name: "test-dependencies",
+        status: deps.ok ? "ok" : "fail",
+        detail: deps.detail,
+        ...(deps.ok ? {} : {
+          fix: "Fix [project] test-dependencies in bugbout.toml (bugbout init reads them from " +
+            "[dependency-groups], test extras, requirements files, tox and nox).",
+        }),
+      });
     } catch (error) {
       checks.push({
         name: "python",
@@ -211,7 +250,13 @@ export async function runDoctor(path = "."): Promise<DoctorReport> {
   const setting = project?.config.run.sandbox ?? "auto";
   checks.push(await sandboxCheck(setting));
   if (project) {
-    checks.push(...await agentChecks(project.config));
+    const executables: string[] = [];
+    checks.push(...await agentChecks(project.config, executables));
+    checks.push(limitsCheck(project.config));
+    // Unconfined, agents see everything anyway: the sandbox check says so.
+    if (checks[0].status !== "fail" && project.config.run.sandbox !== "none") {
+      checks.push(await clonesCheck(project, executables));
+    }
     checks.push(await githubCheck(project));
   }
   return { checks, ok: checks.every((c) => c.status !== "fail") };

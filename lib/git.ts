@@ -137,6 +137,52 @@ export async function repositoryRoot(dir: string): Promise<string | undefined> {
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
+/** A repository bugbout cannot mine as it is: not one, empty, or shallow. */
+export class RepositoryError extends BugboutError {
+  /** What is wrong with it. */
+  readonly state: "not-a-repository" | "no-commits" | "shallow";
+  constructor(state: RepositoryError["state"], message: string, hint: string) {
+    super(message, { hint });
+    this.name = "RepositoryError";
+    this.state = state;
+  }
+}
+
+/**
+ * Check that `repo` is a git repository (bare or not) with commits and its whole history.
+ * Throws a {@linkcode RepositoryError} that names the path and what to do otherwise. A shallow
+ * clone is refused: its oldest commits look parentless, so a fix there would pass for the first
+ * commit, and the fixes before it would be missed.
+ */
+export async function checkRepository(repo: string): Promise<void> {
+  const inside = await gitRun(["rev-parse", "--git-dir"], { cwd: repo, okCodes: "any" });
+  if (inside.code !== 0) {
+    throw new RepositoryError(
+      "not-a-repository",
+      `Cannot mine ${repo}: it is not a git repository.`,
+      "Run bugbout in your project's repository, or set [project] repository in bugbout.toml " +
+        "to its path.",
+    );
+  }
+  const any = await gitRun(["rev-list", "--all", "--max-count=1"], { cwd: repo, okCodes: "any" });
+  if (any.code !== 0 || !any.stdout.trim()) {
+    throw new RepositoryError(
+      "no-commits",
+      `Cannot mine ${repo}: it has no commits yet.`,
+      "bugbout replays fixes from the project's history: commit the project first.",
+    );
+  }
+  const shallow = await git(["rev-parse", "--is-shallow-repository"], { cwd: repo });
+  if (shallow.trim() === "true") {
+    throw new RepositoryError(
+      "shallow",
+      `Cannot mine ${repo}: it is a shallow clone; run \`git fetch --unshallow\` in it first.`,
+      "A shallow clone lacks the older history, and its oldest commit looks like a first " +
+        "commit; bugbout needs the full history to find fixes.",
+    );
+  }
+}
+
 /**
  * The default branch: `origin/HEAD` when it is set, else the current branch, else `main` or
  * `master` if one exists.

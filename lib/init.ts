@@ -64,7 +64,13 @@ export function renderConfig(layout: Layout, agents: string[]): string {
         q(layout.requiresPython.spec)
       } (${layout.requiresPython.from})`
       : `# python = "3.x"              # default: the Python uv finds on this machine`,
-    `# test-dependencies = ["pytest"]`,
+    ...(layout.testDependencies
+      ? [
+        `# What the tests need besides the project (from ${layout.testDependencies.from});`,
+        "# `bugbout doctor` checks that they install.",
+        `test-dependencies = [${layout.testDependencies.requirements.map(q).join(", ")}]`,
+      ]
+      : [`# test-dependencies = ["pytest"]`]),
     `# pytest-args = []`,
     `# env = { DATABASE_URL = "sqlite://" }`,
     "",
@@ -152,6 +158,12 @@ export async function initProject(
   await Deno.writeTextFile(file, text);
   const notes: string[] = [];
   if (layout.sourceReason) notes.push(`Package: ${layout.source} (${layout.sourceReason}).`);
+  if (layout.testDependencies) {
+    notes.push(
+      `Test dependencies: ${layout.testDependencies.requirements.length} from ` +
+        `${layout.testDependencies.from}.`,
+    );
+  }
   if (!layout.tests) notes.push("No tests directory found; set [project] tests.");
   if (agents.length === 0) {
     notes.push("No agent CLI found on PATH; the contestants are commented out.");

@@ -1,13 +1,15 @@
 /**
- * Read a repository's layout: its package directory, its tests directory and the Python version it
- * declares. Used by `bugbout init`.
+ * Read a repository's layout: its package directory (the one the tests import, not a thin façade
+ * over it), its tests directory, the Python version it declares and what its tests need installed.
+ * Used by `bugbout init`.
  *
  * Requires `--allow-read` on the repository.
  *
  * @module
  */
 
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
 import { lstatIfExists, readDirIfExists, readTextIfExists } from "./fs.ts";
 
 /** What `init` found. */
@@ -22,6 +24,8 @@ export interface Layout {
   tests?: string;
   /** The declared Python requirement (`>=3.9`, say) and the file it came from. */
   requiresPython?: { spec: string; from: string };
+  /** What the tests need installed besides the project, and where that was declared. */
+  testDependencies?: { requirements: string[]; from: string };
   /** True when the repository has Python code at all. */
   isPython: boolean;
 }
@@ -148,11 +152,13 @@ export async function detectLayout(repo: string): Promise<Layout> {
     }
   }
   const allPython = await pythonFiles(repo, ".", 50);
+  const testDependencies = await declaredTestDependencies(repo);
   const layout: Layout = {
     otherSources: [],
     tests,
     requiresPython: await declaredPython(repo),
     isPython: allPython.length > 0,
+    ...(testDependencies ? { testDependencies } : {}),
   };
   if (candidates.length === 0) return layout;
   if (candidates.length === 1) {
@@ -165,12 +171,301 @@ export async function detectLayout(repo: string): Promise<Layout> {
   const ranked = candidates
     .map((c, i) => ({ c, n: counts.get(names[i]) ?? 0, src: c.startsWith("src/") ? 1 : 0 }))
     .sort((a, b) => b.n - a.n || b.src - a.src || a.c.localeCompare(b.c));
-  layout.source = ranked[0].c;
-  layout.otherSources = ranked.slice(1).map((r) => r.c);
-  layout.sourceReason = ranked[0].n > 0
-    ? `the tests import ${names[candidates.indexOf(ranked[0].c)]} in ${ranked[0].n} file(s)`
+  let chosen = ranked[0];
+  let reason = chosen.n > 0
+    ? `the tests import ${names[candidates.indexOf(chosen.c)]} in ${chosen.n} file(s)`
     : `no test imports any candidate; took the first`;
+  // A thin public package that only re-exports another (`src/pytest` over `src/_pytest`): the
+  // fixes land in the other one.
+  const facade = await facadeOver(repo, chosen.c, ranked.slice(1).map((r) => r.c));
+  if (facade) {
+    const real = ranked.find((r) => r.c === facade.real)!;
+    reason = `${chosen.c} only re-exports ${real.c} (${facade.lines[0]} lines of Python against ` +
+      `${facade.lines[1]}), where the fixes land; the tests import ` +
+      `${names[candidates.indexOf(real.c)]} in ${real.n} file(s)`;
+    chosen = real;
+  }
+  layout.source = chosen.c;
+  layout.otherSources = ranked.filter((r) => r !== chosen).map((r) => r.c);
+  layout.sourceReason = reason;
   return layout;
+}
+
+async function linesOfPython(repo: string, dir: string): Promise<number> {
+  let lines = 0;
+  for (const file of await pythonFiles(repo, dir, 5000)) {
+    lines += ((await readTextIfExists(join(repo, file))) ?? "").split("\n").length;
+  }
+  return lines;
+}
+
+/**
+ * When `pkg` is a thin façade over one of `others` (its modules import from it and it has a
+ * tenth of its code or less), that one and both sizes; else undefined.
+ */
+async function facadeOver(
+  repo: string,
+  pkg: string,
+  others: string[],
+): Promise<{ real: string; lines: [number, number] } | undefined> {
+  const own = await linesOfPython(repo, pkg);
+  const texts = await Promise.all(
+    (await pythonFiles(repo, pkg, 50)).map((f) => readTextIfExists(join(repo, f))),
+  );
+  for (const other of others) {
+    const name = other.split("/").pop()!;
+    const imports = new RegExp(`^\\s*(?:from|import)\\s+${name}\\b`, "m");
+    if (!texts.some((t) => t !== undefined && imports.test(t))) continue;
+    const theirs = await linesOfPython(repo, other);
+    if (own * 10 <= theirs) return { real: other, lines: [own, theirs] };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test dependencies
+
+const TEST_GROUPS = ["test", "tests", "testing"];
+
+function isRequirement(entry: string): boolean {
+  const text = entry.trim();
+  return text !== "" && !text.startsWith("#") && !text.startsWith("-") && !text.startsWith(".") &&
+    !/^(?:file:|git\+|https?:)/.test(text) && !text.includes("{");
+}
+
+function nameOf(requirement: string): string {
+  return (requirement.match(/^[A-Za-z0-9._-]+/)?.[0] ?? "").toLowerCase().replace(/[-_.]+/g, "-");
+}
+
+/** Plain requirements in a requirements file, following `-r other.txt` (once each). */
+async function requirementsIn(
+  repo: string,
+  file: string,
+  seen = new Set<string>(),
+): Promise<string[]> {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const text = await readTextIfExists(join(repo, file));
+  if (text === undefined) return [];
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\s+#.*$/, "").trim();
+    const include = line.match(/^-r\s+(\S+)$|^--requirement[= ](\S+)$/);
+    if (include) {
+      const target = join(dirname(file), include[1] ?? include[2]);
+      out.push(...await requirementsIn(repo, target, seen));
+    } else if (isRequirement(line)) out.push(line);
+  }
+  return out;
+}
+
+type Table = Record<string, unknown>;
+
+/** A group of `[dependency-groups]` with its `include-group`s resolved. */
+function dependencyGroup(groups: Table, name: string, seen = new Set<string>()): string[] {
+  if (seen.has(name)) return [];
+  seen.add(name);
+  const entries = groups[name];
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((e) =>
+    typeof e === "string"
+      ? [e]
+      : typeof (e as Table)?.["include-group"] === "string"
+      ? dependencyGroup(groups, (e as Table)["include-group"] as string, seen)
+      : []
+  );
+}
+
+/** Extras of the project itself (`pytest[dev]` inside pytest) replaced by what they list. */
+function expandSelf(
+  entries: string[],
+  self: string,
+  extras: Table,
+  seen = new Set<string>(),
+): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    const match = entry.match(/^([A-Za-z0-9._-]+)\[([^\]]+)\]/);
+    if (match && nameOf(match[1]) === self) {
+      for (const extra of match[2].split(",").map((e) => e.trim())) {
+        if (seen.has(extra) || !Array.isArray(extras[extra])) continue;
+        seen.add(extra);
+        out.push(...expandSelf(extras[extra] as string[], self, extras, seen));
+      }
+    } else if (nameOf(entry) !== self || !match) out.push(entry);
+  }
+  return out;
+}
+
+function firstGroup(table: Table | undefined, names: string[]): [string, unknown] | undefined {
+  if (!table) return undefined;
+  for (const name of names) if (table[name] !== undefined) return [name, table[name]];
+  return undefined;
+}
+
+function mentionsPytest(entries: string[]): boolean {
+  return entries.some((e) => nameOf(e).startsWith("pytest") || nameOf(e) === "hypothesis");
+}
+
+/**
+ * What a project declares its tests need, from the first of: `[dependency-groups]` (test, tests,
+ * testing, then dev when it lists pytest), `[project.optional-dependencies]` (the same names), a
+ * Poetry group, `[options.extras_require]` in setup.cfg, a `requirements*test*.txt` or
+ * `test-requirements.txt`, tox's `[testenv]` `deps`/`extras`, a nox session's plain
+ * `session.install(...)`, or a development requirements file that lists pytest. `pytest` is
+ * always there. Undefined when the project declares nothing.
+ */
+export async function declaredTestDependencies(
+  repo: string,
+): Promise<Layout["testDependencies"]> {
+  const found = await findTestDependencies(repo);
+  if (!found) return undefined;
+  const requirements = [...new Set(found.requirements.map((r) => r.trim()).filter(isRequirement))];
+  if (!requirements.some((r) => nameOf(r) === "pytest")) requirements.unshift("pytest");
+  return { requirements, from: found.from };
+}
+
+async function findTestDependencies(repo: string): Promise<Layout["testDependencies"]> {
+  const read = (name: string) => readTextIfExists(join(repo, name));
+  let pyproject: Table = {};
+  const pyprojectText = await read("pyproject.toml");
+  if (pyprojectText !== undefined) {
+    try {
+      pyproject = parseToml(pyprojectText) as Table;
+    } catch (error) {
+      if (!(error instanceof TomlError)) throw error;
+    }
+  }
+  const project = (pyproject.project ?? {}) as Table;
+  const self = nameOf(String(project.name ?? ""));
+  const extras = (project["optional-dependencies"] ?? {}) as Table;
+  const groups = pyproject["dependency-groups"] as Table | undefined;
+  const pick = (
+    table: Table | undefined,
+    where: string,
+    entries: (name: string) => string[],
+  ): Layout["testDependencies"] => {
+    const test = firstGroup(table, TEST_GROUPS);
+    if (test) {
+      return {
+        requirements: expandSelf(entries(test[0]), self, extras),
+        from: `${where} ${test[0]}`,
+      };
+    }
+    const dev = firstGroup(table, ["dev"]);
+    if (dev) {
+      const requirements = expandSelf(entries("dev"), self, extras);
+      if (mentionsPytest(requirements)) return { requirements, from: `${where} dev` };
+    }
+    return undefined;
+  };
+  const fromGroups = pick(groups, "[dependency-groups]", (n) => dependencyGroup(groups!, n));
+  if (fromGroups) return { ...fromGroups, from: `${fromGroups.from} in pyproject.toml` };
+  const fromExtras = pick(
+    extras,
+    "[project.optional-dependencies]",
+    (n) => Array.isArray(extras[n]) ? extras[n] as string[] : [],
+  );
+  if (fromExtras) return { ...fromExtras, from: `${fromExtras.from} in pyproject.toml` };
+  const poetry = ((pyproject.tool as Table | undefined)?.poetry ?? {}) as Table;
+  const poetryGroups = (poetry.group ?? {}) as Table;
+  for (const name of [...TEST_GROUPS, "dev"]) {
+    const deps = ((poetryGroups[name] as Table | undefined)?.dependencies ??
+      (name === "dev" ? poetry["dev-dependencies"] : undefined)) as Table | undefined;
+    if (deps && Object.keys(deps).length) {
+      return {
+        requirements: Object.keys(deps).filter((d) => d !== "python"),
+        from: `[tool.poetry.group.${name}] in pyproject.toml`,
+      };
+    }
+  }
+  const setupCfg = await read("setup.cfg");
+  const cfgExtras = setupCfg ? parseIniSection(setupCfg, "options.extras_require") : undefined;
+  const cfgTest = firstGroup(cfgExtras, TEST_GROUPS);
+  if (cfgTest) {
+    return {
+      requirements: String(cfgTest[1]).split(/\n|;(?=\s*\w+\s*$)/).map((l) => l.trim()),
+      from: `[options.extras_require] ${cfgTest[0]} in setup.cfg`,
+    };
+  }
+  const files = [
+    ...(await readDirIfExists(repo)).map((e) => e.name),
+    ...(await readDirIfExists(join(repo, "requirements"))).map((e) => `requirements/${e.name}`),
+  ].filter((f) => f.endsWith(".txt") || f.endsWith(".in")).sort();
+  const testFile = files.find((f) =>
+    /(?:^|\/)(?:requirements[^/]*test[^/]*|test[^/]*requirements[^/]*|requirements\/test[^/]*)\.(?:txt|in)$/i
+      .test(f)
+  );
+  if (testFile) return { requirements: await requirementsIn(repo, testFile), from: testFile };
+  const tox = await read("tox.ini");
+  const testenv = tox ? parseIniSection(tox, "testenv") : undefined;
+  if (testenv?.extras) {
+    // Factor-conditional lines (`unit: diagrams`) count too: what follows the factor.
+    const names = String(testenv.extras).split("\n")
+      .flatMap((l) => l.replace(/^[\w,-]+:\s*/, "").split(/[\s,]+/)).filter(Boolean);
+    const requirements = names.flatMap((n) =>
+      Array.isArray(extras[n]) ? extras[n] as string[] : []
+    );
+    if (requirements.length) {
+      return {
+        requirements: expandSelf(requirements, self, extras),
+        from: `tox.ini [testenv] extras (${names.join(", ")})`,
+      };
+    }
+  }
+  if (testenv?.deps) {
+    const requirements: string[] = [];
+    for (const line of String(testenv.deps).split("\n").map((l) => l.trim())) {
+      const include = line.match(/^-r\s*(\S+)$/);
+      if (include && !include[1].includes("{")) {
+        requirements.push(...await requirementsIn(repo, include[1]));
+      } else requirements.push(line);
+    }
+    if (requirements.some(isRequirement)) return { requirements, from: "tox.ini [testenv] deps" };
+  }
+  const nox = await read("noxfile.py");
+  if (nox) {
+    const session = nox.match(/def\s+tests?\s*\([^)]*\)[^:]*:\n((?:[ \t]+.*\n|\s*\n)+)/);
+    const body = session?.[1] ?? "";
+    const installs = [...body.matchAll(/session\.install\(([^)]*)\)/g)]
+      .flatMap((m) => [...m[1].matchAll(/["']([^"']+)["']/g)].map((s) => s[1]));
+    if (installs.some(isRequirement)) return { requirements: installs, from: "noxfile.py" };
+  }
+  const devFile = files.find((f) =>
+    /(?:^|\/)(?:requirements[^/]*dev[^/]*|dev[^/]*requirements[^/]*|requirements\.txt)$/i.test(f)
+  );
+  if (devFile) {
+    const requirements = await requirementsIn(repo, devFile);
+    if (mentionsPytest(requirements)) return { requirements, from: devFile };
+  }
+  return undefined;
+}
+
+/** One section of an ini file: key → value (continuation lines joined with newlines). */
+function parseIniSection(text: string, name: string): Table | undefined {
+  let inside = false;
+  let key: string | undefined;
+  const out: Record<string, string> = {};
+  for (const raw of text.replace(/\r\n?/g, "\n").split("\n")) {
+    const header = raw.match(/^\[([^\]]+)\]\s*$/);
+    if (header) {
+      if (inside) break;
+      inside = header[1].trim() === name;
+      key = undefined;
+      continue;
+    }
+    if (!inside || /^\s*[#;]/.test(raw)) continue;
+    if (/^\s/.test(raw) && key) {
+      if (raw.trim()) out[key] = out[key] ? `${out[key]}\n${raw.trim()}` : raw.trim();
+      continue;
+    }
+    const pair = raw.match(/^([^=:]+?)\s*[=:]\s*(.*)$/);
+    if (pair) {
+      key = pair[1].trim();
+      out[key] = pair[2].trim();
+    }
+  }
+  return inside || Object.keys(out).length ? out : undefined;
 }
 
 /** What goes on PYTHONPATH for a package at `dir`: its parent directory, or `.`. */

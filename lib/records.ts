@@ -153,6 +153,11 @@ export const oracleSchema = z.object({
   runs: z.array(runSummarySchema),
   /** Duration of each test on G, milliseconds. */
   durations: z.record(z.string(), z.number()),
+  /**
+   * Why the task is left out though tests flip (`new-api`: every fail-to-pass test fails on B
+   * only because names the statement does not mention do not exist yet), with those names.
+   */
+  leftOut: z.object({ reason: z.literal("new-api"), names: z.array(z.string()) }).optional(),
 });
 /** One task's ground truth. */
 export type Oracle = z.infer<typeof oracleSchema>;
@@ -276,6 +281,11 @@ export const tamperingSchema = z.object({
   events: z.array(guardEventSchema),
   /** Worth a look, not tampering by itself. */
   suspect: z.array(guardEventSchema).default([]),
+  /**
+   * Whose code the events point to: the author's own files, the tree's (a candidate's source or
+   * B's), or both. Empty when no event names a file (a forged line on the results channel).
+   */
+  blame: z.array(z.enum(["author", "tree"])).default([]),
 });
 /** What one author's session on one tree did to the grading. */
 export type Tampering = z.infer<typeof tamperingSchema>;

@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { guessVendor, parseConfig } from "../lib/config.ts";
 import { ConfigError } from "../lib/errors.ts";
@@ -173,3 +173,34 @@ for (const [name, text, pattern] of BAD) {
     });
   });
 }
+
+Deno.test("parseConfig reads the agents' limits, with defaults, and explains a bad one", async () => {
+  await withRepo(async (dir) => {
+    const file = join(dir, "bugbout.toml");
+    const defaults = await parseConfig(minimal, file);
+    equal(defaults.run.agentProcesses, 1024);
+    equal(defaults.run.agentMemory, 8192);
+    equal(defaults.run.agentDisk, 10240);
+    const set = await parseConfig(
+      minimal + `[run]\nagent-processes = 64\nagent-memory = 512\nagent-disk = 100\n`,
+      file,
+    );
+    deepEqual(
+      [set.run.agentProcesses, set.run.agentMemory, set.run.agentDisk],
+      [64, 512, 100],
+    );
+    for (
+      const [text, pattern] of [
+        [`agent-memory = 100`, /\[run\] agent-memory: must be at least 256 \(MiB\) \(found/],
+        [`agent-processes = 4`, /\[run\] agent-processes: must be at least 16/],
+        [`agent-disk = "1G"`, /\[run\] agent-disk: expected a number, found the string "1G"/],
+      ] as const
+    ) {
+      await rejects(parseConfig(minimal + `[run]\n${text}\n`, file), (error: unknown) => {
+        ok(error instanceof ConfigError);
+        match(error.message, pattern);
+        return true;
+      });
+    }
+  });
+});

@@ -24,7 +24,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import { isTestModule, type TestEnv } from "../python/mod.ts";
+import { type GuardEvent, isTestModule, type TestEnv } from "../python/mod.ts";
 import { readAttempts } from "../race/mod.ts";
 import {
   type BoutAttempt,
@@ -40,6 +40,7 @@ import {
   applySourceChanges,
   assembleCells,
   attemptsFingerprint,
+  type AuthorTests,
   type GroupResult,
   hasCandidate,
   type Owner,
@@ -215,10 +216,37 @@ export async function examineTask(
         author: g.owner,
         events: g.tamper,
         suspect: g.suspect,
+        blame: blameOf(g.tamper, authors.find((a) => a.agent === g.owner)),
       }))
     ),
     runs: log.sorted(results.map((r) => r.tree.id)),
   };
+}
+
+/**
+ * The file whose code raised a guard event (`pkg/__init__.py:12`), if it names one; events that
+ * name a test (`tests/x.py::test`) or a file that was changed are what happened, not who did it.
+ */
+function originOf(where: string): string | undefined {
+  return where.match(/^([^\s:]+\.py):\d+$/)?.[1];
+}
+
+/**
+ * Whose code tampering events point to: the author's own files (its modules beside the
+ * originals, or its files in place), or the tree's.
+ */
+function blameOf(
+  events: readonly GuardEvent[],
+  author: AuthorTests | undefined,
+): ("author" | "tree")[] {
+  const own = (path: string) =>
+    author !== undefined &&
+    (author.files.has(path) || path.split("/").includes(author.dir));
+  const origins = events.map((e) => originOf(e.where)).filter((o) => o !== undefined);
+  const blame: ("author" | "tree")[] = [];
+  if (origins.some(own)) blame.push("author");
+  if (origins.some((o) => !own(o))) blame.push("tree");
+  return blame;
 }
 
 /** Every contestant's candidate: B with its source changes, every author's tests installed. */

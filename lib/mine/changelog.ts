@@ -47,6 +47,13 @@ export function fragmentKind(path: string): ChangeKind | undefined {
   return undefined;
 }
 
+const CHANGELOG_WORDS = /change|news|history|release|unreleased|whats/i;
+
+/** A quick look at a path: could it be a changelog fragment or file at all? */
+export function mayBeChangelog(path: string): boolean {
+  return CHANGELOG_WORDS.test(path);
+}
+
 /** True for a project's changelog file (`CHANGES.rst`, `docs/changelog.md`, `HISTORY`, ...). */
 export function isChangelogFile(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);

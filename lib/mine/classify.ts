@@ -8,11 +8,11 @@
  * @module
  */
 
-import type { Change, PathChange } from "./history.ts";
+import { type Change, type PathChange, pickFiles } from "./history.ts";
 import { pythonPathFor } from "../layout.ts";
 import { inPackage } from "./package.ts";
 import { inTestpaths, isTestModule, type PytestRules } from "../python/mod.ts";
-import { type ChangeKind, fragmentKind, isChangelogFile } from "./changelog.ts";
+import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
 import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";
 
@@ -191,7 +191,7 @@ export function screenChange(
   const titleFix = changeReadsLikeFix(text);
   const fragments = new Map<ChangeKind, string>();
   const changelogs: PathChange[] = [];
-  for (const f of change.files) {
+  for (const f of pickFiles(change, mayBeChangelog, mayBeChangelog)) {
     if (f.status === "D") continue;
     const kind = fragmentKind(f.path);
     if (kind && !fragments.has(kind)) fragments.set(kind, f.path);

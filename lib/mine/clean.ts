@@ -183,7 +183,7 @@ export function titleStatement(title: string): string {
   let text = title.replace(TITLE_REFERENCES, " ").replace(FIX_PREFIX, "");
   text = text.replace(HOW_CLAUSE, "");
   text = text.replace(/\s+/g, " ").replace(/\s+([,.;:!?])/g, "$1").replace(/[\s,;:.-]+$/, "")
-    .trim();
+    .replace(/^[\s,;:.-]+/, "").replace(FIX_PREFIX, "").trim();
   if (!/[a-z]{3}.*\s\S/i.test(text)) return title.trim();
   return text[0].toUpperCase() + text.slice(1);
 }

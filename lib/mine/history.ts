@@ -36,6 +36,37 @@ export interface Change {
   message: string;
   /** Files touched, against the first parent. */
   files: PathChange[];
+  /**
+   * The log's own lines for those files, when the change was read from `git log`: `files` is then
+   * parsed from them only when first asked for (most changes never are, see {@linkcode pickFiles}).
+   */
+  raw?: string[];
+}
+
+/** The path a `--raw` or `--name-status` line ends with (the new path of a rename). */
+function lastPath(line: string): string {
+  return unquotePath(line.slice(line.lastIndexOf("\t") + 1));
+}
+
+/**
+ * The files of a change whose path (after the change) passes `test`, parsing only those lines
+ * when the change still has its log lines (`quick`, when given, looks at a whole line first and
+ * must pass every line `test` would); exact renames are not paired here.
+ */
+export function pickFiles(
+  change: Change,
+  test: (path: string) => boolean,
+  quick?: (line: string) => boolean,
+): PathChange[] {
+  if (!change.raw) return change.files.filter((f) => test(f.path));
+  const out: PathChange[] = [];
+  for (const line of change.raw) {
+    if (quick && !quick(line)) continue;
+    if (!test(lastPath(line))) continue;
+    const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
+    if (file) out.push(file);
+  }
+  return out;
 }
 
 const START = "\x1e";
@@ -174,10 +205,10 @@ export class LogParser {
     const done: Change[] = [];
     for (const line of lines) {
       if (line.startsWith(START)) {
-        if (this.#current) done.push(this.#finish(this.#current));
+        if (this.#current) done.push(this.#current);
         const [ids, time] = line.slice(1).split(FIELD, 2);
         const [commit, ...parents] = ids.split(" ").filter(Boolean);
-        const current: Change = { commit, parents, time: Number(time), message: "", files: [] };
+        const current = lazyChange(commit, parents, Number(time));
         this.#current = current;
         const rest = line.slice(1 + ids.length + 1 + time.length + 1);
         if (rest.endsWith(END)) {
@@ -200,8 +231,7 @@ export class LogParser {
         }
         continue;
       }
-      const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
-      if (file) current.files.push(file);
+      if (line[0] === ":" || (line.length > 1 && line.indexOf("\t") > 0)) current.raw!.push(line);
     }
     return done;
   }
@@ -210,13 +240,35 @@ export class LogParser {
   end(): Change[] {
     const last = this.#current;
     this.#current = undefined;
-    return last ? [this.#finish(last)] : [];
+    return last ? [last] : [];
   }
+}
 
-  #finish(change: Change): Change {
-    change.files = pairExactRenames(change.files);
-    return change;
-  }
+/** A change whose `files` are parsed from `raw` when first read. */
+function lazyChange(commit: string, parents: string[], time: number): Change {
+  let files: PathChange[] | undefined;
+  const raw: string[] = [];
+  return {
+    commit,
+    parents,
+    time,
+    message: "",
+    raw,
+    get files(): PathChange[] {
+      if (!files) {
+        const parsed: PathChange[] = [];
+        for (const line of raw) {
+          const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
+          if (file) parsed.push(file);
+        }
+        files = pairExactRenames(parsed);
+      }
+      return files;
+    },
+    set files(value: PathChange[]) {
+      files = value;
+    },
+  };
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 
 import { BugboutError, InterruptedError } from "../errors.ts";
-import { defaultBranch, firstParentCount, revParse } from "../git.ts";
+import { checkRepository, defaultBranch, firstParentCount, revParse } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import {
@@ -34,9 +34,9 @@ import {
 } from "./classify.ts";
 import { Examiner } from "./examine.ts";
 import type { EnvLike } from "./github.ts";
-import { firstParentBatches } from "./history.ts";
+import { firstParentBatches, pickFiles } from "./history.ts";
 import { PackageTracker } from "./package.ts";
-import { RulesHistory } from "./rules_at.ts";
+import { isConfigFile, mayBeConfigLine, RulesHistory } from "./rules_at.ts";
 
 export { taskId } from "./examine.ts";
 
@@ -137,8 +137,12 @@ async function walk(
       if (walked.walked % 5000 === 0) {
         options.onProgress?.({ stage: "walk", examined: walked.walked });
       }
-      const where = tracker.step(change.files);
-      const rules = rulesAt.step(change.files);
+      // Only a change that touches the package's __init__.py can move it; only one that touches
+      // a configuration file at the root can change the discovery rules.
+      const init = `${tracker.current}/__init__.py`;
+      const moved = pickFiles(change, (p) => p === init, (l) => l.endsWith("__init__.py"));
+      const where = tracker.step(moved.length ? change.files : []);
+      const rules = rulesAt.step(pickFiles(change, isConfigFile, mayBeConfigLine));
       if (since && change.time * 1000 < since.getTime()) {
         tally(walked.counts, "before-since");
         continue;
@@ -190,6 +194,8 @@ async function mine(
 ): Promise<Omit<MineResult, "summary">> {
   const repo = project.repository;
   const config = project.config;
+  // Not a repository, no commits, or a shallow clone: say so before reading any history.
+  await checkRepository(repo);
   const branch = await defaultBranch(repo);
   const head = await revParse(repo, branch);
   const setup = await githubSetup(project, { env: options.env });

@@ -31,32 +31,49 @@ interface Unit {
   /** For a def: the text of its decorators. */
   decorators: string[];
   children: Unit[];
+  /** A plain statement inside a function: kept on the stack only, never as a child. */
+  detached?: boolean;
 }
 
 /** One test pytest would collect, as static reading sees it. */
 export interface OutlineTest {
   /** `name` or `Class::name` (without parameters). */
   id: string;
-  /** Its definition, decorators included (parametrize cases are in there). */
+  /** A digest of its definition, decorators included (parametrize cases are in there). */
   text: string;
-  /** Class headers (decorators, bases, class-level statements) and `pytestmark` it depends on. */
+  /**
+   * A digest of what else it depends on: the headers (decorators, bases, class-level statements)
+   * of its classes and the module's `pytestmark`.
+   */
   context: string;
+  /** The classes whose members it sees (its own, those it inherits from, the enclosing ones). */
+  scopes: string[];
   /** Names its definition refers to (read when first asked for). */
   readonly refs: Set<string>;
   /** First line, for source order. */
   line: number;
 }
 
+/** Another definition of a module: a helper, a constant, a fixture, a class member. */
+export interface OutlineName {
+  /** The name it defines. */
+  name: string;
+  /** The class it is a member of ("" at module level). */
+  scope: string;
+  /** A digest of its text. */
+  text: string;
+  /** Names its text refers to (read when asked for). */
+  refs(): Set<string>;
+  /** True when a change of it changes every test in its scope (setup hooks, autouse fixtures). */
+  setup: boolean;
+}
+
 /** A module, read. */
 export interface TestOutline {
   /** The tests, in source order. */
   tests: OutlineTest[];
-  /** Every other definition or assignment (module level and in classes), by name: its text. */
-  names: Map<string, string>;
-  /** Names each of those refers to (to follow a changed helper to the tests that call it). */
-  uses(): Map<string, Set<string>>;
-  /** Names whose change changes every test of the module (setup hooks, autouse fixtures). */
-  global: Set<string>;
+  /** Every other definition or assignment, by a key unique in the module. */
+  names: Map<string, OutlineName>;
   /** Factory functions that build test classes, and `pytest_generate_tests`: by name. */
   dynamic: Set<string>;
 }
@@ -96,7 +113,9 @@ interface ScanState {
   backslash: boolean;
 }
 
-/** Advance the scanner over one physical line. */
+const SPECIAL = /["'#()[\]{}\\]/g;
+
+/** Advance the scanner over one physical line (jumping from one special character to the next). */
 function scan(line: string, state: ScanState): void {
   state.backslash = false;
   let i = 0;
@@ -108,6 +127,10 @@ function scan(line: string, state: ScanState): void {
       state.triple = undefined;
       continue;
     }
+    SPECIAL.lastIndex = i;
+    const found = SPECIAL.exec(line);
+    if (!found) return;
+    i = found.index;
     const c = line[i];
     if (c === "#") return;
     if (c === '"' || c === "'") {
@@ -203,15 +226,24 @@ function blocks(lines: string[]): Unit[] {
           const assign = text.match(ASSIGN);
           if (assign) unit.name = assign[1];
         }
+        // Inside a function, plain statements only make it longer: no unit is kept for them,
+        // and a def or class in there hangs from the nearest def or class above it.
+        let owner = parent;
+        for (let k = stack.length - 1; k > 0 && owner.detached; k--) owner = stack[k - 1];
+        const inFunction = parent.kind === "def" || parent.detached === true;
         if (unit.kind === "decorator") {
           pending.push(unit);
+        } else if (unit.kind === "other" && inFunction) {
+          pending = [];
+          unit.detached = true;
+          stack.push(unit);
         } else {
           if ((unit.kind === "def" || unit.kind === "class") && pending.length) {
             unit.start = pending[0].start;
             unit.decorators = pending.map((d) => d.text);
           }
           pending = [];
-          parent.children.push(unit);
+          owner.children.push(unit);
           stack.push(unit);
         }
         open = unit;
@@ -228,6 +260,8 @@ function blocks(lines: string[]): Unit[] {
         open.bases = splitBases(match?.[2]);
       }
       open.end = Math.max(open.end, n);
+      // Every enclosing block reaches at least this far.
+      for (let k = stack.length - 1; k > 0; k--) if (stack[k].end < n) stack[k].end = n;
       open = undefined;
     }
   }
@@ -240,26 +274,76 @@ function blocks(lines: string[]): Unit[] {
   return root.children;
 }
 
+/** FNV-1a, to stand for a long text in comparisons. */
+function digest(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36) + ":" + text.length.toString(36);
+}
+
+const texts = new WeakMap<Unit, string>();
+
+/** A unit's source, without blank lines or trailing spaces, dedented (built when needed). */
 function textOf(lines: string[], unit: Unit): string {
+  const known = texts.get(unit);
+  if (known !== undefined) return known;
   const out: string[] = [];
   for (let n = unit.start; n <= unit.end; n++) {
     const line = lines[n].trimEnd();
     if (line.trim() !== "") out.push(line.slice(Math.min(unit.indent, indentOf(line))));
   }
-  return out.join("\n");
+  const text = out.join("\n");
+  texts.set(unit, text);
+  return text;
+}
+
+/** The digest of {@linkcode textOf}, computed without building the text. */
+function digestOf(lines: string[], unit: Unit): string {
+  let h = 0x811c9dc5;
+  let length = 0;
+  for (let n = unit.start; n <= unit.end; n++) {
+    const line = lines[n];
+    let end = line.length;
+    while (
+      end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9 ||
+        line.charCodeAt(end - 1) === 13)
+    ) end--;
+    if (end === 0) continue;
+    let from = 0;
+    let width = 0;
+    while (from < end && width < unit.indent) {
+      const c = line.charCodeAt(from);
+      if (c === 32) width++;
+      else if (c === 9) width = width - (width % 8) + 8;
+      else break;
+      from++;
+    }
+    if (from === end) continue;
+    for (let i = from; i < end; i++) {
+      h ^= line.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    h ^= 10;
+    h = Math.imul(h, 0x01000193);
+    length += end - from + 1;
+  }
+  return (h >>> 0).toString(36) + ":" + length.toString(36);
 }
 
 function refsOf(text: string): Set<string> {
   return new Set(text.match(IDENTIFIER) ?? []);
 }
 
-/** A test whose `refs` are read from its text only when first asked for. */
-function lazyTest(test: Omit<OutlineTest, "refs">): OutlineTest {
+/** A test whose `refs` are read from its source only when first asked for. */
+function lazyTest(test: Omit<OutlineTest, "refs">, source: () => string): OutlineTest {
   let refs: Set<string> | undefined;
   return {
     ...test,
     get refs() {
-      return refs ??= refsOf(test.text);
+      return refs ??= refsOf(source());
     },
   };
 }
@@ -319,12 +403,19 @@ function methodsOf(
   return [...own, ...inherited];
 }
 
+const headers = new WeakMap<Unit, string>();
+
+/** A digest of a class's header: decorators, bases and class-level statements. */
 function classHeader(lines: string[], cls: Unit): string {
+  const known = headers.get(cls);
+  if (known !== undefined) return known;
   const parts = [...cls.decorators, `class ${cls.name}(${(cls.bases ?? []).join(", ")})`];
   for (const child of cls.children) {
     if (child.kind === "other") parts.push(textOf(lines, child));
   }
-  return parts.join("\n");
+  const header = digest(parts.join("\n"));
+  headers.set(cls, header);
+  return header;
 }
 
 function containsTestClass(unit: Unit, rules: PytestRules): boolean {
@@ -353,27 +444,26 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     }
   };
   indexClasses(top);
-  let uses: Map<string, Set<string>> | undefined;
-  const outline: TestOutline = {
-    tests: [],
-    names: new Map(),
-    uses: () => uses ??= new Map([...outline.names].map(([k, text]) => [k, refsOf(text)])),
-    global: new Set(),
-    dynamic: new Set(),
-  };
-  const marks = top.filter((u) => u.name === "pytestmark").map((u) => textOf(lines, u)).join("\n");
-  const seen = new Map<string, number>();
-  const define = (name: string, text: string, autouse = false) => {
-    const n = seen.get(name) ?? 0;
-    seen.set(name, n + 1);
-    const key = n === 0 ? name : `${name}\u0000${n}`;
-    outline.names.set(key, text);
-    if (SETUP_NAMES.has(name) || autouse) outline.global.add(key);
+  const outline: TestOutline = { tests: [], names: new Map(), dynamic: new Set() };
+  const marks = digest(
+    top.filter((u) => u.name === "pytestmark").map((u) => textOf(lines, u)).join("\n"),
+  );
+  const define = (scope: string, name: string, unit: Unit, setup: boolean) => {
+    let key = scope ? `${scope}.${name}` : name;
+    for (let n = 1; outline.names.has(key); n++) key = `${scope}.${name}\u0000${n}`;
+    let refs: Set<string> | undefined;
+    outline.names.set(key, {
+      name,
+      scope,
+      text: digestOf(lines, unit),
+      refs: () => refs ??= refsOf(textOf(lines, unit)),
+      setup: setup || SETUP_NAMES.has(name),
+    });
   };
   const autouse = (u: Unit) =>
     u.decorators.some((d) => /fixture\b[\s\S]*autouse\s*=\s*True/.test(d));
 
-  const visitClass = (cls: Unit, prefix: string, context: string) => {
+  const visitClass = (cls: Unit, prefix: string, context: string, outer: string[]) => {
     const name = cls.name ?? "";
     const unittest = isUnittest(cls, classes);
     const methods = methodsOf(cls, classes);
@@ -383,55 +473,74 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     const collected = unittest || assumedUnittest || matchesName(name, rules.classes);
     const disabled = cls.children.some((c) => c.name === "__test__" && /=\s*False/.test(c.text));
     const hasInit = methods.some((m) => m.unit.name === "__init__");
-    const header = `${context}\n${classHeader(lines, cls)}`;
+    const header = `${context}|${classHeader(lines, cls)}`;
     for (const child of cls.children) {
-      if (child.kind === "other" && child.name) define(child.name, textOf(lines, child));
-    }
-    if (!collected || disabled || (hasInit && !unittest && !assumedUnittest)) {
-      for (const m of cls.children) {
-        if (m.kind === "def" && m.name) define(m.name, textOf(lines, m), autouse(m));
+      if (child.kind === "other" && child.name) {
+        define(name, child.name, child, false);
+      } else if (child.kind === "def" && child.name) {
+        const method = child.name;
+        const isTest = collected && !disabled &&
+          (unittest || assumedUnittest
+            ? method.startsWith("test")
+            : matchesName(method, rules.functions));
+        if (!isTest) define(name, method, child, autouse(child));
       }
-      return;
     }
+    if (!collected || disabled || (hasInit && !unittest && !assumedUnittest)) return;
     const path = `${prefix}${name}`;
+    const owners = new Map<Unit, { context: string; scopes: string[] }>();
     for (const { unit, owner } of methods) {
       const method = unit.name ?? "";
       const isTest = unittest || assumedUnittest
         ? method.startsWith("test")
         : matchesName(method, rules.functions);
-      const text = textOf(lines, unit);
-      if (!isTest) {
-        if (owner === cls) define(method, text, autouse(unit));
-        continue;
+      if (!isTest) continue;
+      let seen = owners.get(owner);
+      if (!seen) {
+        seen = owner === cls ? { context: header, scopes: [...outer, name] } : {
+          context: `${header}|${classHeader(lines, owner)}`,
+          scopes: [...outer, name, owner.name ?? ""],
+        };
+        owners.set(owner, seen);
       }
-      const ownerHeader = owner === cls ? "" : `\n${classHeader(lines, owner)}`;
       outline.tests.push(lazyTest({
         id: `${path}::${method}`,
-        text,
-        context: header + ownerHeader,
+        text: digestOf(lines, unit),
+        context: seen.context,
+        scopes: seen.scopes,
         line: owner === cls ? unit.start : cls.start,
-      }));
+      }, () => textOf(lines, unit)));
     }
     for (const child of cls.children) {
-      if (child.kind === "class" && child.name) visitClass(child, `${path}::`, header);
+      if (child.kind === "class" && child.name) {
+        visitClass(child, `${path}::`, header, [...outer, name]);
+      }
     }
   };
 
   for (const unit of top) {
     if (unit.kind === "def" && unit.name) {
-      const text = textOf(lines, unit);
       if (matchesName(unit.name, rules.functions)) {
-        outline.tests.push(lazyTest({ id: unit.name, text, context: marks, line: unit.start }));
+        outline.tests.push(lazyTest(
+          {
+            id: unit.name,
+            text: digestOf(lines, unit),
+            context: marks,
+            scopes: [],
+            line: unit.start,
+          },
+          () => textOf(lines, unit),
+        ));
       } else {
-        define(unit.name, text, autouse(unit));
+        define("", unit.name, unit, autouse(unit));
         if (unit.name === "pytest_generate_tests" || containsTestClass(unit, rules)) {
           outline.dynamic.add(unit.name);
         }
       }
     } else if (unit.kind === "class" && unit.name) {
-      visitClass(unit, "", marks);
+      visitClass(unit, "", marks, []);
     } else if (unit.kind === "other" && unit.name) {
-      define(unit.name, textOf(lines, unit));
+      define("", unit.name, unit, false);
     }
   }
   outline.tests.sort((a, b) => a.line - b.line);
@@ -462,51 +571,68 @@ export function compareOutlines(before: TestOutline | null, after: TestOutline):
       ...(after.dynamic.size ? { unsure: dynamicText(after.dynamic) } : {}),
     };
   }
-  const old = new Map(before.tests.map((t) => [t.id, t]));
-  // Names whose definition changed, and then everything that refers to them.
-  const changedNames = new Set<string>();
-  const plain = (key: string) => key.split("\u0000")[0];
-  for (const [key, text] of after.names) {
-    if (before.names.get(key) !== text) changedNames.add(plain(key));
+  // Definitions that changed (or went), then those that refer to them, by key.
+  const changed = new Map<string, OutlineName>();
+  for (const [key, def] of after.names) {
+    if (before.names.get(key)?.text !== def.text) changed.set(key, def);
   }
-  for (const key of before.names.keys()) if (!after.names.has(key)) changedNames.add(plain(key));
-  for (let grew = changedNames.size > 0; grew;) {
-    grew = false;
-    for (const [key, uses] of after.uses()) {
-      const name = plain(key);
-      if (changedNames.has(name)) continue;
-      for (const used of uses) {
-        if (used !== name && changedNames.has(used)) {
-          changedNames.add(name);
+  for (const [key, def] of before.names) if (!after.names.has(key)) changed.set(key, def);
+  if (changed.size) {
+    const uses = new Map([...after.names].map(([key, def]) => [key, def.refs()]));
+    for (let grew = true; grew;) {
+      grew = false;
+      const names = new Set([...changed.values()].map((d) => d.name));
+      for (const [key, def] of after.names) {
+        if (changed.has(key)) continue;
+        if ([...uses.get(key)!].some((r) => r !== def.name && names.has(r))) {
+          changed.set(key, def);
           grew = true;
-          break;
         }
       }
     }
   }
-  const everything = [...after.global].some((key) => changedNames.has(plain(key)));
-  const changed: string[] = [];
+  const everything = [...changed.values()].some((d) => d.setup && d.scope === "");
+  const setupIn = new Set([...changed.values()].filter((d) => d.setup).map((d) => d.scope));
+  const moduleNames = new Set(
+    [...changed.values()].filter((d) => d.scope === "").map((d) => d.name),
+  );
+  const memberNames = new Map<string, Set<string>>();
+  for (const d of changed.values()) {
+    if (!d.scope) continue;
+    const set = memberNames.get(d.scope) ?? new Set();
+    set.add(d.name);
+    memberNames.set(d.scope, set);
+  }
+  const dependsOnChange = (test: OutlineTest) => {
+    if (test.scopes.some((s) => setupIn.has(s))) return true;
+    if (!moduleNames.size && !test.scopes.some((s) => memberNames.has(s))) return false;
+    const refs = test.refs;
+    for (const name of moduleNames) if (refs.has(name)) return true;
+    for (const scope of test.scopes) {
+      for (const name of memberNames.get(scope) ?? []) if (refs.has(name)) return true;
+    }
+    return false;
+  };
+  const old = new Map(before.tests.map((t) => [t.id, t]));
+  const out: string[] = [];
   const added: string[] = [];
   for (const test of after.tests) {
     const was = old.get(test.id);
     if (!was) {
-      changed.push(test.id);
+      out.push(test.id);
       added.push(test.id);
-      continue;
-    }
-    if (
+    } else if (
       everything || was.text !== test.text || was.context !== test.context ||
-      (changedNames.size > 0 && [...test.refs].some((r) => changedNames.has(r)))
+      (changed.size > 0 && dependsOnChange(test))
     ) {
-      changed.push(test.id);
+      out.push(test.id);
     }
   }
   const dynamic = [...after.dynamic].filter((name) =>
-    changedNames.has(name) ||
-    [...after.uses()].some(([key, uses]) => uses.has(name) && changedNames.has(plain(key)))
+    [...changed.values()].some((d) => d.name === name || (d.scope === "" && d.refs().has(name)))
   );
   return {
-    changed,
+    changed: out,
     added,
     ...(dynamic.length ? { unsure: dynamicText(new Set(dynamic)) } : {}),
   };

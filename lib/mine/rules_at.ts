@@ -15,6 +15,16 @@ import type { PathChange } from "./history.ts";
 
 const CONFIG = new Set(CONFIG_FILES);
 
+/** True for a configuration file pytest may read its settings from (at the repository's root). */
+export function isConfigFile(path: string): boolean {
+  return CONFIG.has(path);
+}
+
+/** A quick look at a log line: could it name a configuration file at all? */
+export function mayBeConfigLine(line: string): boolean {
+  return line.endsWith(".toml") || line.endsWith(".ini") || line.endsWith(".cfg");
+}
+
 /** Follows the root configuration files back through history, one change at a time, newest first. */
 export class RulesHistory {
   #blobs: Map<string, string>;

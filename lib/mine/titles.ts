@@ -9,7 +9,10 @@
 
 /** Words that name a bug whatever surrounds them. */
 const STRONG = new RegExp(
-  String.raw`\b(?:fix(?:e[sd]|ing)?|bug(?:s|fix(?:es)?)?|hotfix(?:es)?|crash(?:e[sd]|ing)?|` +
+  String.raw`\b(?:fix(?:es|ing)?|fixed(?![- ](?:number|size|width|length|point|format|version|` +
+    String.raw`order|amount|seed|rate|offset|string|value|set|list|count|time|delay|height|` +
+    String.raw`position|precision|window|line|header|footer|column|row|port|key|name|path)s?\b)|` +
+    String.raw`bug(?:s|fix(?:es)?)?|hotfix(?:es)?|crash(?:e[sd]|ing)?|` +
     String.raw`regressions?|erroneous(?:ly)?|broken|incorrect(?:ly)?|wrong(?:ly)?)\b`,
   "i",
 );
@@ -21,20 +24,61 @@ const STRONG = new RegExp(
  */
 const WEAK = String.raw`(?:errors?|exceptions?|\w+(?:Error|Exception)|fail(?:s|ed|ing|ures?)?|` +
   String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistakes?)`;
+const WEAK_ONE = String.raw`(?:error|exception|\w+(?:Error|Exception)|fail(?:s|ed|ing|ure)?|` +
+  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistake)`;
 const PROBLEM = new RegExp(
-  String.raw`\b${WEAK}\s+(?:\w+\s+)?(?:when|on|with|in|if|while|for|during|after|from|at|` +
-    String.raw`under|because|due)\b|\b(?:avoid|prevent|handle|don'?t|do\s+not|never|no\s+longer|` +
-    String.raw`stop|suppress)\s+(?:\w+\s+){0,3}${WEAK}\b|\b(?:fails?|failing|hangs?|hanging|` +
-    String.raw`leaks?|leaking)\s*$`,
+  // "Error when ...", "TypeError on ...", "fails with ...": one thing going wrong somewhere.
+  String.raw`\b${WEAK_ONE}\s+(?:\w+\s+)?(?:when|on|with|in|if|while|for|during|after|from|at|` +
+    String.raw`under|because|due)\b|` +
+    // "errors when ...": plural only with a condition ("exceptions in X" is about handling them).
+    String.raw`\b${WEAK}\s+(?:\w+\s+)?(?:when|if|while|during|after|because|due)\b|` +
+    String.raw`\b(?:avoid|prevent|handle|don'?t|do\s+not|never|no\s+longer|stop|suppress)\s+` +
+    String.raw`(?:\w+\s+){0,3}${WEAK}\b|\b(?:fails?|failing|hangs?|hanging|leaks?|leaking)\s*$`,
   "i",
 );
 
+/**
+ * "Fix typos", "fix the docs", "fix flaky tests", "fix mypy": fix words about something other
+ * than the code's behaviour. They are taken out of a title before it is read.
+ */
+const NOT_A_BUG = new RegExp(
+  String.raw`\b(?:fix(?:e[sd]|ing)?|bug\s*fix(?:es)?|hotfix)\s*:?\s+(?:(?:a|an|the|some|more|` +
+    String.raw`minor|small|few|several|various|all|two|broken|failing|flaky|incorrect|wrong|` +
+    String.raw`outdated|bad|over-specified|unstable|intermittent|existing|remaining|misc|` +
+    String.raw`miscellaneous|minor|more|other|obvious|code)\s+)*(?:typos|typo\s+in\s+(?:the\s+)?` +
+    String
+      .raw`(?:comments?|docs?|documentation|docstrings?|readme|changelog|tests?|examples?)|spelling|` +
+    String.raw`grammar|wording|docs?|documentation|docstrings?|comments?|lint(?:ing)?|linters?|` +
+    String.raw`flake8|pylint|mypy|ruff|black|isort|pre-commit|ci|builds?|tests?|test\s+suite|` +
+    String.raw`testing|coverage|formatting|format|style|readme|changelog|type\s+(?:hints?|` +
+    String.raw`annotations?|checking|checks?)|typing|annotations?|warnings?|links?|examples?|` +
+    String.raw`badges?|release|packaging|setup\.py|tox|workflows?|github\s+actions|benchmarks?|` +
+    String.raw`types)\b|\b(?:typos?|spelling|docs?|documentation|docstrings?|comments?|lint|` +
+    String.raw`tests?|ci|mypy|typing|formatting|style)\s+fix(?:e[sd]|ing)?\b|` +
+    String.raw`\b(?:fix(?:e[sd]|ing)?\s+)?(?:\w+\s+){0,3}(?:found|reported|flagged)\s+by\s+` +
+    String.raw`(?:flake8|pylint|mypy|ruff|codespell|bugbear|flake8-bugbear|pyflakes|pycodestyle|` +
+    String.raw`lgtm|sonar\w*|pyupgrade|pyright|bandit|codeql|linters?)\b`,
+  "gi",
+);
+
+/** Titles that start by saying they do something other than fix: for a fix named only by a branch. */
+const NOT_FIX_START =
+  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:refactor|rename|remove|deprecate|document|update|upgrade|bump|use|switch|migrate|drop|issue|emit|warn|log|export|convert|move|clean|tidy|simplify|optimi[sz]e|speed|test|docs?|ci|chore|style|typing|type)\b/i;
+
+const CLOSING_REFERENCE =
+  /\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s*(?:issues?\s*)?(?:[\w.-]+\/[\w.-]+)?#\d+/gi;
+
+/** "error message", "exception handling": phrases about errors, not an error happening. */
+const ABOUT_ERRORS =
+  /\b(?:\w+Error|\w+Exception|errors?|exceptions?)\s+(?:messages?|text|handling|handlers?|reporting|class(?:es)?|types?|codes?|output|details?|hierarch(?:y|ies)|chain(?:ing|s)?|groups?|hooks?|callbacks?|pages?)\b/gi;
+
 /** Titles that start by saying they add or improve something are features, error words or not. */
 const FEATURE_START =
-  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:add(?:s|ed)?|allow(?:s|ed)?|support(?:s|ed)?|implement(?:s|ed)?|introduce[sd]?|improve[sd]?|enable[sd]?|expose[sd]?|provide[sd]?|better|clearer|new|more|raise|feat(?:ure)?)\b/i;
+  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:add(?:s|ed)?|allow(?:s|ed)?|support(?:s|ed)?|implement(?:s|ed)?|introduce[sd]?|improve[sd]?|enable[sd]?|expose[sd]?|provide[sd]?|better|clearer|new|more|raise|feat(?:ure)?|clarif(?:y|ied|ies)|make\s+it\s+clear(?:er)?|emit\s+(?:a\s+)?(?:better|clearer|nicer|more))\b/i;
 
 /** A title without what is code: backtick spans, and identifiers (`snake_case`, `camelCase`, `a.b`). */
 export function proseOf(title: string): string {
+  if (!/[`_.]|[a-z][A-Z]/.test(title)) return title;
   return title
     .replace(/`[^`]*`/g, " ")
     .replace(/\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b(?:\(\))?/g, " ")
@@ -49,9 +93,14 @@ export function proseOf(title: string): string {
  * `fix-restock-zero`) is read with its `-` and `_` as spaces.
  */
 export function readsLikeFix(title: string): boolean {
-  const text = /^\S+$/.test(title.trim()) ? title.replace(/[-_/]+/g, " ") : proseOf(title);
+  let text = /^\S+$/.test(title.trim()) ? title.replace(/[-_/]+/g, " ") : proseOf(title);
+  if (/fix|found|reported|flagged/i.test(text)) text = text.replace(NOT_A_BUG, " ");
+  // "Implement unzip (fixes #239)": a closing keyword names the issue, not a bug.
+  if (FEATURE_START.test(text)) text = text.replace(CLOSING_REFERENCE, " ");
   if (STRONG.test(text)) return true;
-  return !FEATURE_START.test(text) && PROBLEM.test(text);
+  if (!/error|exception|fail|hang|leak|mistake/i.test(text)) return false;
+  const problem = text.replace(ABOUT_ERRORS, " ");
+  return !FEATURE_START.test(text) && PROBLEM.test(problem);
 }
 
 /** True for `Revert "..."` commits: undoing a fix is not a fix. */
@@ -102,9 +151,14 @@ export function changeText(message: string): ChangeText {
   return { title: subject.trim(), body };
 }
 
-/** True when a change's title, or the branch it merged, reads like a fix. */
+/**
+ * True when a change's title, or the branch it merged, reads like a fix. A branch's name does not
+ * make a fix of a title that says it adds something ("Add X" from `fix/x`).
+ */
 export function changeReadsLikeFix(text: ChangeText): boolean {
   if (isRevert(text.title)) return false;
-  return readsLikeFix(text.title) ||
-    (text.branch !== undefined && readsLikeFix(text.branch.replace(/[-_/]+/g, " ")));
+  if (readsLikeFix(text.title)) return true;
+  const title = proseOf(text.title);
+  return text.branch !== undefined && !FEATURE_START.test(title) && !NOT_FIX_START.test(title) &&
+    readsLikeFix(text.branch.replace(/[-_/]+/g, " "));
 }

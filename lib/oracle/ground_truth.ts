@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { RepeatedRuns } from "../python/mod.ts";
+import type { PytestRun, RepeatedRuns } from "../python/mod.ts";
 import type { Outcome } from "../records.ts";
 import { countOutcomes } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
@@ -41,10 +41,86 @@ function describeCounts(counts: Record<string, number>): string {
   return parts.length ? parts.join(", ") : "no tests";
 }
 
+/**
+ * The line of a failure's text that says what went wrong, for a table: pytest's own `ERROR:` or
+ * `Failed:` line, else the last exception line, else the first line; at most 200 characters.
+ */
+export function oneLine(message: string): string {
+  const lines = message.split("\n").map((l) => l.trim()).filter(Boolean);
+  const said = lines.filter((l) =>
+    /^(?:E\s+)?(?:ERROR:|Failed:|[\w.]*(?:Error|Exception|Warning)\b:?)/.test(l)
+  );
+  const line = (said.at(-1) ?? lines[0] ?? "").replace(/^E\s+/, "");
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * When every run of a side stopped before any test, on the same error line, that is a property
+ * of the tree (a configuration section today's pytest refuses, a conftest that cannot be
+ * imported), not of the machine: the line, else undefined. A sandbox that cannot start, a kill or
+ * a broken channel never counts.
+ */
+export function deterministicFailure(
+  runs: readonly PytestRun[],
+  refusal?: string,
+): string | undefined {
+  if (runs.length === 0) return undefined;
+  const lines = new Set<string>();
+  for (const run of runs) {
+    if (run.status !== "infra-error" || run.cause === "sandbox") return undefined;
+    if (Object.keys(run.outcomes).length > 0) return undefined;
+    lines.add(oneLine(run.message ?? ""));
+  }
+  if (lines.size !== 1) return undefined;
+  const line = [...lines][0];
+  // What the tree's own configuration says pytest will refuse, when the output does not say.
+  if (refusal) return refusal;
+  const said = runs.every((r) => r.cause === "unrunnable") ||
+    /^(?:ERROR:|Failed:|[\w.]*(?:Error|Exception)\b)/.test(line);
+  return said ? line : undefined;
+}
+
+/**
+ * What today's pytest refuses in a tree's configuration, in a line, from the files themselves
+ * (name → text): a `[pytest]` section in `setup.cfg`, which pytest stopped reading in 4.0.
+ */
+export function configRefusal(files: Record<string, string | undefined>): string | undefined {
+  if (files["setup.cfg"] && /^\[pytest\]\s*$/m.test(files["setup.cfg"])) {
+    return "setup.cfg has a [pytest] section, which pytest refuses since 4.0 (it reads " +
+      "[tool:pytest]); this commit's tests cannot run on today's pytest.";
+  }
+  return undefined;
+}
+
+/** Modules a run's failures say are missing: `No module named 'pretend'` → `pretend`. */
+export function missingModules(run: Pick<PytestRun, "failures"> | undefined): string[] {
+  const found = new Set<string>();
+  for (const message of Object.values(run?.failures ?? {})) {
+    const match = message.match(/No module named ['"]?([\w.]+)['"]?/);
+    if (match) found.add(match[1]);
+  }
+  return [...found].sort();
+}
+
 /** Decide a task's ground truth from its runs on B and on G. */
-export function groundTruth(b: RepeatedRuns, g: RepeatedRuns): GroundTruth {
+export function groundTruth(
+  b: RepeatedRuns,
+  g: RepeatedRuns,
+  options: { packageName?: string; refusal?: { B?: string; G?: string } } = {},
+): GroundTruth {
   const none = { failToPass: [], passToPass: [], unstable: [] };
-  const harness = [...b.runs.map((r) => ["B", r] as const), ...g.runs.map((r) => ["G", r] as const)]
+  const gStuck = deterministicFailure(g.runs, options.refusal?.G);
+  if (gStuck) {
+    return {
+      ...none,
+      status: "unscorable",
+      reason: `pytest cannot run the fix's tests on G: ${gStuck}`,
+    };
+  }
+  // A B that stops before any test on the same error every time fails every test: not a harness
+  // error.
+  const bRuns = deterministicFailure(b.runs, options.refusal?.B) ? [] : b.runs;
+  const harness = [...bRuns.map((r) => ["B", r] as const), ...g.runs.map((r) => ["G", r] as const)]
     .find(([, r]) => r.status === "infra-error" && r.cause !== "unrunnable");
   if (harness) {
     return { ...none, status: "infra-error", reason: `On ${harness[0]}: ${harness[1].message}` };
@@ -54,7 +130,7 @@ export function groundTruth(b: RepeatedRuns, g: RepeatedRuns): GroundTruth {
     return {
       ...none,
       status: "unscorable",
-      reason: `pytest cannot run the fix's tests on G: ${gUnrunnable.message}`,
+      reason: `pytest cannot run the fix's tests on G: ${oneLine(gUnrunnable.message ?? "")}`,
     };
   }
   const unstable = new Set([...b.unstable, ...g.unstable]);
@@ -85,7 +161,15 @@ export function groundTruth(b: RepeatedRuns, g: RepeatedRuns): GroundTruth {
   if (failToPass.length > 0) {
     return { status: "scorable", failToPass, passToPass, unstable: sortedUnstable };
   }
-  const gCounts = countOutcomes(g.runs.find((r) => r.status !== "infra-error")?.outcomes ?? {});
+  const gRun = g.runs.find((r) => r.status !== "infra-error");
+  const gCounts = countOutcomes(gRun?.outcomes ?? {});
+  const pkg = options.packageName;
+  const missing = missingModules(gRun).filter((m) => !pkg || m.split(".")[0] !== pkg);
+  const hint = missing.length
+    ? ` On G, ${missing.map((m) => `No module named '${m}'`).join(", ")}: add ${
+      missing.map((m) => JSON.stringify(m.split(".")[0])).join(", ")
+    } to [project] test-dependencies in bugbout.toml (its name on PyPI may differ).`
+    : "";
   let reason: string;
   if (passingOnG === 0 && unstable.size === 0) {
     const timedOut = g.runs.find((r) => r.status === "timeout" || r.status === "out-of-memory");
@@ -105,5 +189,64 @@ export function groundTruth(b: RepeatedRuns, g: RepeatedRuns): GroundTruth {
       describeCounts(gCounts)
     }).`;
   }
-  return { status: "unscorable", reason, failToPass, passToPass, unstable: sortedUnstable };
+  return {
+    status: "unscorable",
+    reason: reason + hint,
+    failToPass,
+    passToPass,
+    unstable: sortedUnstable,
+  };
+}
+
+/** One name a failure says does not exist, and how it says so. */
+export interface MissingName {
+  /** The name. */
+  name: string;
+  /** `import`, `attribute`, `name`, `keyword` or `module`. */
+  kind: "import" | "attribute" | "name" | "keyword" | "module";
+}
+
+const MISSING: [RegExp, MissingName["kind"]][] = [
+  [/cannot import name ['"]?(\w+)['"]?/, "import"],
+  [/module ['"][\w.]+['"] has no attribute ['"](\w+)['"]/, "attribute"],
+  [/type object ['"]\w+['"] has no attribute ['"](\w+)['"]/, "attribute"],
+  [
+    /['"](?!NoneType|int|str|list|dict|tuple|bytes|float|bool|set)\w+['"] object has no attribute ['"](\w+)['"]/,
+    "attribute",
+  ],
+  [/NameError: name ['"](\w+)['"] is not defined/, "name"],
+  [/got an unexpected keyword argument ['"](\w+)['"]/, "keyword"],
+  [/No module named ['"]([\w.]+)['"]/, "module"],
+];
+
+/** The name a failure line says does not exist yet, if it says so. */
+export function missingName(message: string): MissingName | undefined {
+  for (const [pattern, kind] of MISSING) {
+    const match = message.match(pattern);
+    if (match) return { name: match[1], kind };
+  }
+  return undefined;
+}
+
+/**
+ * When every fail-to-pass test fails on B only because a name does not exist there (an import,
+ * an attribute, a keyword argument, a module of the package), those names; undefined when any
+ * fails another way. A test missing from B is read through its module's collection error.
+ */
+export function namesMissingOnB(
+  failToPass: readonly string[],
+  b: RepeatedRuns,
+): MissingName[] | undefined {
+  if (failToPass.length === 0) return undefined;
+  const failures: Record<string, string> = {};
+  for (const run of b.runs) Object.assign(failures, run.failures ?? {});
+  const names = new Map<string, MissingName>();
+  for (const id of failToPass) {
+    const module = id.split("::")[0];
+    const message = failures[id] ?? failures[module];
+    const missing = message === undefined ? undefined : missingName(message);
+    if (!missing) return undefined;
+    names.set(missing.name, missing);
+  }
+  return [...names.values()];
 }

@@ -14,13 +14,19 @@
  * @module
  */
 
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { checkout, installFiles } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
-import { statIfExists } from "../fs.ts";
+import { readTextIfExists, statIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { mergeRepeats, type PytestRun, runPytest, type TestEnv } from "../python/mod.ts";
+import {
+  mergeRepeats,
+  type PytestRun,
+  type RepeatedRuns,
+  runPytest,
+  type TestEnv,
+} from "../python/mod.ts";
 import {
   type Oracle,
   type OraclesFile,
@@ -37,15 +43,23 @@ import {
   type TaskContext,
 } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
-import { groundTruth } from "./ground_truth.ts";
+import { configRefusal, groundTruth, namesMissingOnB } from "./ground_truth.ts";
 
-export { failsOnB, type GroundTruth, groundTruth } from "./ground_truth.ts";
+export {
+  configRefusal,
+  deterministicFailure,
+  failsOnB,
+  type GroundTruth,
+  groundTruth,
+  missingName,
+  oneLine,
+} from "./ground_truth.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const ORACLES_FILE = "oracles.json";
 
 /** Bumped when the oracle's rules change, so saved results are recomputed. */
-const ORACLE_RULES = 1;
+const ORACLE_RULES = 2;
 
 /** Options for {@linkcode oracleAll}. */
 export type OracleOptions = StageOptions<Oracle>;
@@ -152,6 +166,10 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
             memoryMb: project.config.run.testMemory,
             deny: [project.repository, project.home, project.results.path],
             scratch: join(work, "runs"),
+            // The maintainers' own code and tests: what passed before a hang stands, and their
+            // tests may write into the tree.
+            trustPartial: true,
+            watchTree: false,
             signal,
           });
         });
@@ -161,10 +179,37 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
       return mergeRepeats(done);
     };
     const [b, g] = await Promise.all([side(bTree, "B"), side(gTree, "G")]);
-    const truth = groundTruth(b, g);
+    const refusal = async (tree: string) =>
+      configRefusal({ "setup.cfg": await readTextIfExists(join(tree, "setup.cfg")) });
+    const truth = groundTruth(b, g, {
+      packageName: basename(task.packageDir).replace(/\.py$/, ""),
+      refusal: { B: await refusal(bTree), G: await refusal(gTree) },
+    });
+    const newApi = truth.status === "scorable"
+      ? await newApiNames(task, truth.failToPass, b, { bTree, gTree })
+      : undefined;
     const gTests = new Set(Object.keys(g.stable).concat(g.unstable));
     const durations: Record<string, number> = {};
     for (const [id, ms] of Object.entries(g.durations)) if (gTests.has(id)) durations[id] = ms;
+    if (newApi) {
+      return {
+        task: task.id,
+        inputsKey: context.key,
+        status: "unscorable",
+        reason: `new-api: every fail-to-pass test fails on B only because ${
+          newApi.map((n) => `\`${n}\``).join(", ")
+        } ${newApi.length === 1 ? "does" : "do"} not exist yet, and the statement does not ` +
+          `name ${
+            newApi.length === 1 ? "it" : "them"
+          }: the task needs an API the agent cannot know.`,
+        leftOut: { reason: "new-api", names: newApi },
+        failToPass: truth.failToPass,
+        passToPass: truth.passToPass,
+        unstable: truth.unstable,
+        runs: log.sorted(),
+        durations: {},
+      };
+    }
     return {
       task: task.id,
       inputsKey: context.key,
@@ -180,6 +225,40 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
     return blank("infra-error", `Infrastructure error: ${describeError(error)}`);
   }
+}
+
+/**
+ * The names a task needs that the agent cannot know: when every fail-to-pass test fails on B only
+ * because a name is missing there, and each such name is new in the fix's source files (absent
+ * from them on B, present on G) and unnamed by the statement. Undefined otherwise.
+ */
+async function newApiNames(
+  task: Task,
+  failToPass: readonly string[],
+  b: RepeatedRuns,
+  trees: { bTree: string; gTree: string },
+): Promise<string[] | undefined> {
+  const missing = namesMissingOnB(failToPass, b);
+  if (!missing?.length) return undefined;
+  const read = async (tree: string) =>
+    (await Promise.all(task.sourceFiles.map((f) => readTextIfExists(join(tree, f))))).join("\n");
+  const [before, after] = await Promise.all([read(trees.bTree), read(trees.gTree)]);
+  const word = (name: string) => new RegExp(`(?<![\\w.])${name.replace(/\W/g, "")}(?!\\w)`);
+  for (const { name, kind } of missing) {
+    if (word(name.split(".").pop()!).test(task.statement)) return undefined;
+    if (kind === "module") {
+      const path = `${name.replaceAll(".", "/")}`;
+      const isNew = task.sourceFiles.some((f) =>
+        f.endsWith(`${path}.py`) || f.endsWith(`${path}/__init__.py`)
+      );
+      if (!isNew || (await statIfExists(join(trees.bTree, task.pythonPath, `${path}.py`)))) {
+        return undefined;
+      }
+      continue;
+    }
+    if (!word(name).test(after) || word(name).test(before)) return undefined;
+  }
+  return missing.map((m) => m.name);
 }
 
 async function existing(tree: string, paths: readonly string[]): Promise<string[]> {

@@ -46,6 +46,7 @@ import inspect  # noqa: E402
 import json  # noqa: E402
 import signal  # noqa: E402
 import threading  # noqa: E402
+import time  # noqa: E402
 
 sys.path[:] = _saved_path
 
@@ -447,7 +448,11 @@ def _check_module(module, item):
     loader = getattr(getattr(module, "__spec__", None), "loader", None)
     if type(loader).__name__ not in _LOADERS:
         source = getattr(sys.modules.get(type(loader).__module__), "__file__", None) or "?"
-        where = os.path.relpath(source, _ROOT) if _is_tree(source) else source
+        try:
+            line = inspect.getsourcelines(type(loader))[1]
+        except (OSError, TypeError):
+            line = 0
+        where = "%s:%d" % (os.path.relpath(source, _ROOT) if _is_tree(source) else source, line)
         _tamper("imported a test module through a loader of its own", where, item.nodeid)
 
 
@@ -491,6 +496,7 @@ def _run_group(index, group):
     args = list(_CONFIG["args"]) + ["--"] + list(group)
     pid = os.fork()
     if pid == 0:
+        os.setpgid(0, 0)
         _me["group"] = index
         _me["pid"] = os.getpid()
         code = 3
@@ -507,7 +513,21 @@ def _run_group(index, group):
                 sys.stderr.flush()
             finally:
                 os._exit(code)
-    _, status = os.waitpid(pid, 0)
+    # Each group has the session's time limit to itself: one that hangs costs no other its turn.
+    deadline = time.monotonic() + _CONFIG["groupTimeout"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            _send({"k": "group-end", "group": index, "signal": 9, "timedOut": True})
+            return 137
+        time.sleep(0.02)
     if os.WIFSIGNALED(status):
         _send({"k": "group-end", "group": index, "signal": os.WTERMSIG(status)})
         return 128 + os.WTERMSIG(status)

@@ -29,8 +29,8 @@ export interface GroupReport {
   begun: boolean;
   /** pytest's exit code as the group's child reported it after the session ended. */
   endCode?: number;
-  /** How the child process ended, as the guard saw it. */
-  exit?: { code?: number; signal?: number };
+  /** How the child process ended, as the guard saw it (killed when its time was up). */
+  exit?: { code?: number; signal?: number; timedOut?: boolean };
   /** Node ids collected, when collection finished. */
   collected?: string[];
   /** Modules (node ids) that failed to collect, with the error's first line. */
@@ -140,7 +140,7 @@ function readGuardRecord(channel: Channel, record: Record<string, unknown>) {
       const group = channel.groups[Number(record.group)];
       if (group) {
         group.exit = typeof record.signal === "number"
-          ? { signal: record.signal }
+          ? { signal: record.signal, ...(record.timedOut === true ? { timedOut: true } : {}) }
           : { code: Number(record.code) };
       }
       break;

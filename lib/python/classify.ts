@@ -41,6 +41,8 @@ export interface GroupRun {
   outcomes: Record<string, Outcome>;
   /** Duration of every test that ran, in milliseconds. */
   durations: Record<string, number>;
+  /** The failure's first line, for tests that failed or errored (modules that did not collect). */
+  failures?: Record<string, string>;
   /** Why the group is not plainly `ok`, in words. */
   message?: string;
   /** What the code under test did to the grading (the reason for `tampered`). */
@@ -105,7 +107,12 @@ function outcomesOf(group: GroupReport, keepPasses: boolean) {
     durations[id] = Math.round(d.seconds * 1e6) / 1e3;
   }
   if (group.running) outcomes[group.running] = "not-run";
-  return { outcomes, durations };
+  const failures: Record<string, string> = {};
+  for (const { id, message } of group.collectErrors) if (message) failures[id] = message;
+  for (const [id, d] of group.done) {
+    if (d.message && (d.outcome === "failed" || d.outcome === "error")) failures[id] = d.message;
+  }
+  return { outcomes, durations, failures };
 }
 
 function notRun(outcomes: Record<string, Outcome>): number {
@@ -158,7 +165,7 @@ function judgeGroup(
   // killed afterwards (a later group's timeout) never saw the exit, which changes nothing.
   const exitedAsSaid = ended && (group.exit === undefined || group.exit.code === group.endCode);
   if (!exitedAsSaid) {
-    if (e.timedOut) {
+    if (group.exit?.timedOut || (e.timedOut && !group.exit)) {
       return { ...events, ...cutShort(`pytest did not finish within ${e.timeoutMs / 1000}s`) };
     }
     const signal = group.exit?.signal;
@@ -192,9 +199,15 @@ function judgeGroup(
       }`,
     };
   }
-  const { outcomes, durations } = outcomesOf(group, true);
+  const { outcomes, durations, failures } = outcomesOf(group, true);
   const failing = Object.values(outcomes).filter((o) => FAILING.has(o)).length;
-  const base = { ...events, complete: true, outcomes, durations };
+  const base = {
+    ...events,
+    complete: true,
+    outcomes,
+    durations,
+    ...(Object.keys(failures).length ? { failures } : {}),
+  };
   switch (group.endCode) {
     case 0:
       if (failing > 0) {

@@ -1,7 +1,7 @@
 /**
  * Where a project declares its runtime dependencies: the packaging file the test environment
  * installs them from (`uv pip install -r <file>`), and a hash of the packaging files, so the
- * environment is rebuilt when they change.
+ * environment is rebuilt when they change; and a check that `test-dependencies` can be installed.
  *
  * Requires `--allow-read` on the tree.
  *
@@ -11,6 +11,8 @@
 import { dirname, join } from "node:path";
 import { inputsKey } from "../hash.ts";
 import { readTextIfExists } from "../fs.ts";
+import { run } from "../proc.ts";
+import { uvEnv } from "./discover.ts";
 
 /**
  * The file that declares the project's runtime dependencies, relative to `tree`, or null: the
@@ -50,4 +52,48 @@ export async function dependencyHash(tree: string, file: string | null): Promise
     parts[name] = (await readTextIfExists(join(tree, path))) ?? null;
   }
   return inputsKey(parts);
+}
+
+/** Whether `[project] test-dependencies` can be installed, and if not, what uv said. */
+export interface DependencyCheck {
+  /** True when uv resolves every entry for the interpreter. */
+  ok: boolean;
+  /** What was found, in a line. */
+  detail: string;
+}
+
+/**
+ * Check that `requirements` resolve for the interpreter `python` (`uv pip compile`, which asks the
+ * package index and installs nothing). Requires `--allow-run=uv` and the network to the index.
+ */
+export async function checkTestDependencies(
+  python: string,
+  requirements: readonly string[],
+  signal?: AbortSignal,
+): Promise<DependencyCheck> {
+  if (requirements.length === 0) return { ok: true, detail: "none" };
+  const result = await run(
+    ["uv", "pip", "compile", "--quiet", "--no-header", "--python", python, "-"],
+    {
+      env: uvEnv(),
+      clearEnv: true,
+      stdin: requirements.join("\n") + "\n",
+      okCodes: "any",
+      timeoutMs: 120_000,
+      signal,
+    },
+  );
+  if (result.code === 0) {
+    return {
+      ok: true,
+      detail: `${requirements.join(", ")}: uv can install ${
+        requirements.length === 1 ? "it" : "them"
+      }`,
+    };
+  }
+  const said = result.stderr.trim().split("\n").filter(Boolean);
+  return {
+    ok: false,
+    detail: `uv cannot install them: ${said.slice(-3).join(" ") || `exit code ${result.code}`}`,
+  };
 }

@@ -20,6 +20,7 @@ export {
 } from "./changed_tests.ts";
 export { type Channel, type GuardEvent, readChannel } from "./channel.ts";
 export { describeEvent, type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
+export { checkTestDependencies, type DependencyCheck } from "./dependencies.ts";
 export { resolvePython, uvVersion } from "./discover.ts";
 export { ensureTestEnv, type EnvRequest, envRequest, type TestEnv, testEnvFor } from "./env.ts";
 export {

@@ -68,7 +68,7 @@ export interface PytestOptions {
   pytestArgs?: readonly string[];
   /** `[project] env`. */
   extraEnv?: Record<string, string>;
-  /** Wall-clock limit of the session, in milliseconds. */
+  /** Wall-clock limit of each group's run, in milliseconds. */
   timeoutMs: number;
   /** Address-space cap, in MiB. */
   memoryMb?: number;
@@ -154,6 +154,7 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       rootdir: tree,
       args: [...pytestFlags(tree), ...options.pytestArgs ?? []],
       groups: groups.map((g) => [...g]),
+      groupTimeout: options.timeoutMs / 1000,
       watch: options.watchTree ?? true,
     });
     let result;
@@ -166,7 +167,8 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
         network: "none",
         env,
         stdin: settings,
-        timeoutMs: options.timeoutMs,
+        // The guard gives each group the limit; this only ends a guard that itself went astray.
+        timeoutMs: options.timeoutMs * groups.length + 30_000,
         memoryMb: options.memoryMb,
         maxOutputBytes: 256 * 1024,
         stdoutLog: { path: channelFile, capBytes: CHANNEL_CAP },

@@ -235,6 +235,11 @@ export function rulesFromFile(name: string, text: string): PytestRules | undefin
     const legacy = pytest.ini_options as Record<string, unknown> | undefined;
     return fromToml(legacy ?? pytest, name);
   }
-  const section = parseIni(text).get(name === "tox.ini" ? "pytest" : "tool:pytest");
+  const header = name === "tox.ini" ? "pytest" : "tool:pytest";
+  const at = text.search(new RegExp(`^\\[${header}\\]\\s*$`, "m"));
+  if (at < 0) return undefined;
+  // Only that section: tox.ini and setup.cfg hold much else.
+  const next = text.slice(at + 1).search(/^\[/m);
+  const section = parseIni(next < 0 ? text.slice(at) : text.slice(at, at + 1 + next)).get(header);
   return section ? fromIni(section, name) : undefined;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { dirname } from "node:path";
 import type { CodingAgent } from "../../adapters/agent.ts";
 import { type AgentEntry, agentOf } from "../config.ts";
 import { InterruptedError } from "../errors.ts";
@@ -14,6 +15,8 @@ import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import type { TestEnv } from "../python/mod.ts";
 import type { AttemptStatus, BoutAttempt, Task } from "../records.ts";
+import { NotInstalledError } from "../proc.ts";
+import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { tally } from "../words.ts";
 import { loadAttempt, loadPatches, loadTaskAttempts, needsRun } from "./attempts.ts";
@@ -53,6 +56,8 @@ export interface RaceOptions {
   retryFailed?: boolean;
   /** Called as attempts start, end or are skipped. */
   onProgress?: (event: RaceProgress) => void;
+  /** Called with each warning before the race starts (another copy of the project in sight). */
+  onWarning?: (text: string) => void;
 }
 
 /** What the race did. */
@@ -65,6 +70,8 @@ export interface RaceSummary {
   byStatus: Record<string, number>;
   /** Attempts that could not even be attempted (a bug or an environment problem), with why. */
   failures: string[];
+  /** What a person should know before trusting the race (another copy of the project). */
+  warnings: string[];
   /** One line for a person. */
   summary: string;
 }
@@ -107,16 +114,60 @@ export function attemptKey(task: Task, racer: Racer): string {
   });
 }
 
+/**
+ * A warning for each other copy of the project (a git repository with its root commit) that the
+ * agents' sandbox shows: the system's directories, the test environment, the agents' toolchains.
+ */
+async function clonesInSight(
+  project: Project,
+  racers: readonly Racer[],
+  options: RaceOptions,
+): Promise<string[]> {
+  if (options.sandbox.kind === "none") return [];
+  const path = `${dirname(options.env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+  const readable = [...options.env.readable];
+  for (const { agent } of racers) {
+    if (!agent.executable) continue;
+    try {
+      readable.push(...(await toolchainMounts(agent.executable, { path })).readable);
+    } catch (error) {
+      // The attempt itself will say that the agent is missing.
+      if (!(error instanceof NotInstalledError)) throw error;
+    }
+  }
+  const clones = await findProjectClones({
+    repository: project.repository,
+    readable,
+    deny: [project.repository, project.home, project.results.path],
+    signal: options.signal,
+  });
+  return clones.map((dir) =>
+    `Agents can read ${dir}, another copy of the project that may hold the fixes: move it ` +
+    "out of the system's directories and the agents' install directories."
+  );
+}
+
 /** Race the agents on `tasks` whose ground truth is scorable. */
 export async function raceAll(
   project: Project,
   tasks: readonly Task[],
   options: RaceOptions,
 ): Promise<RaceSummary> {
-  const summary: RaceSummary = { ran: 0, skipped: 0, byStatus: {}, failures: [], summary: "" };
+  const summary: RaceSummary = {
+    ran: 0,
+    skipped: 0,
+    byStatus: {},
+    failures: [],
+    warnings: [],
+    summary: "",
+  };
   const oracles = (await readOracles(project)).oracles;
   const racers = options.racers ?? racersFromConfig(project);
   await sweepAttempts(project);
+  for (const warning of await clonesInSight(project, racers, options)) {
+    summary.warnings.push(warning);
+    options.onWarning?.(warning);
+  }
   const jobs = [];
   for (const task of tasks) {
     if (oracles[task.id]?.status !== "scorable") continue;

@@ -166,6 +166,33 @@ export function discoveryText(d: Report["discovery"]): string {
     `${plural(d.scored, "task was", "tasks were")} scored.`;
 }
 
+/** Where the statements came from, in a sentence (none when there are no tasks). */
+export function statementsText(d: Report["discovery"]): string | null {
+  const { issue, pullRequest, commitTitle } = d.statements;
+  const parts = [
+    issue ? `${issue} from ${issue === 1 ? "an issue" : "issues"}` : "",
+    pullRequest
+      ? `${pullRequest} from ${pullRequest === 1 ? "a pull request" : "pull requests"}`
+      : "",
+    commitTitle
+      ? `${commitTitle} from ${
+        commitTitle === 1 ? "a commit title" : "commit titles"
+      } (the title ` +
+        `only: a commit's message often says how the bug was fixed)`
+      : "",
+  ].filter(Boolean);
+  return parts.length ? `Problem statements: ${parts.join(", ")}.` : null;
+}
+
+/** How many changes each rule told apart from bug fixes, in a sentence. */
+export function featuresText(d: Report["discovery"]): string {
+  const f = d.features;
+  return `Told apart from bug fixes: ${plural(f.title, "change")} by their titles, ` +
+    `${plural(f.changelog, "fix", "fixes")} by their changelog entries, ${f.label} by GitHub ` +
+    `labels, ${plural(f.newApi, "task")} by the ground truth (new-api: the tests need names ` +
+    `that do not exist yet).`;
+}
+
 /** Infrastructure errors in words: "1 oracle run, 2 attempts, 0 matrix trees". */
 export function infraText(e: Report["discovery"]["infraErrors"]): string {
   return `${plural(e.oracleRuns, "oracle run")}, ${plural(e.attempts, "attempt")}, ` +

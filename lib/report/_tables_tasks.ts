@@ -7,7 +7,16 @@
  * @module
  */
 
-import { discoveryText, infraText, matrixSummary, NONE, pickText, taskCell } from "./_format.ts";
+import {
+  discoveryText,
+  featuresText,
+  infraText,
+  matrixSummary,
+  NONE,
+  pickText,
+  statementsText,
+  taskCell,
+} from "./_format.ts";
 import { type Column, type TableData, tableOf, type Voice } from "./_table_data.ts";
 import type { Report, TaskRow } from "./types.ts";
 
@@ -17,6 +26,10 @@ export interface DiscoveryData {
   summary: string;
   /** A note on the statements of the tasks, when there is one. */
   note: string | null;
+  /** Where the statements came from, when there are tasks. */
+  statements: string | null;
+  /** How many changes each rule told apart from bug fixes. */
+  features: string;
   /** Why commits were left out. */
   excluded: TableData;
   /** Tasks that were not scored; null when every task was. */
@@ -51,6 +64,8 @@ export function discoveryData(report: Report, voice: Voice): DiscoveryData {
   return {
     summary: discoveryText(d),
     note: d.statementNote,
+    statements: statementsText(d),
+    features: featuresText(d),
     excluded: tableOf(voice, d.excluded.reasons, [
       { head: "Left out because", cell: (r) => r.reason },
       { head: "Commits", num: true, cell: (r) => String(r.count) },

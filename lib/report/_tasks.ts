@@ -32,7 +32,9 @@ export function discovery(ctx: Context): Discovery {
     }
     if (resolution?.scored) continue;
     const oracle = oracles.oracles[task.id];
-    const kind: Discovery["unscored"][number]["kind"] = oracle?.status === "unscorable"
+    const kind: Discovery["unscored"][number]["kind"] = oracle?.leftOut?.reason === "new-api"
+      ? "new-api"
+      : oracle?.status === "unscorable"
       ? "unscorable"
       : oracle?.status === "infra-error"
       ? "infra-error"
@@ -43,7 +45,8 @@ export function discovery(ctx: Context): Discovery {
     const fromOracle = oracle && oracle.status !== "scorable" ? oracle.reason : undefined;
     const reason = fromOracle ?? resolution?.reason ?? oracle?.reason ??
       (oracle ? "not scored yet" : "no ground truth yet");
-    unscored.push({ task: task.id, title: task.title, kind, reason });
+    // A table cell holds one line: a traceback's first line, never the traceback.
+    unscored.push({ task: task.id, title: task.title, kind, reason: firstLine(reason) });
   }
 
   const items: Discovery["infraErrors"]["items"] = [];
@@ -81,12 +84,25 @@ export function discovery(ctx: Context): Discovery {
     }
   }
 
+  const source = (s: string) => tasks.tasks.filter((t) => t.statementSource === s).length;
   return {
     examined: tasks.examined,
     tasks: tasks.tasks.length,
     scored: ctx.scored.length,
     excluded: { total: reasons.reduce((sum, r) => sum + r.count, 0), reasons },
     statementNote: tasks.statementNote ?? null,
+    statements: {
+      issue: source("issue"),
+      pullRequest: source("pull-request"),
+      commitTitle: source("commit"),
+    },
+    features: {
+      title: tasks.counts["not-a-fix"] ?? 0,
+      changelog: tasks.counts["feature-in-changelog"] ?? 0,
+      label: tasks.counts["feature-label"] ?? 0,
+      newApi: tasks.tasks.filter((t) => oracles.oracles[t.id]?.leftOut?.reason === "new-api")
+        .length,
+    },
     unscored,
     sanity,
     unstable: { oracle: unstableOracle, matrix: unstableMatrix },
@@ -97,6 +113,11 @@ export function discovery(ctx: Context): Discovery {
       items,
     },
   };
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 240 ? `${line.slice(0, 239)}…` : line.trim();
 }
 
 /** Every task: each agent's result on it, the judge's pick, and the compact matrix. */

@@ -127,7 +127,9 @@ function mergeGate({ table, sentences }: ReportTables["mergeGate"]): string {
 
 function discovery(d: ReportTables["discovery"]): string {
   let html = `<p>${esc(d.summary)}</p>`;
+  if (d.statements) html += `<p>${esc(d.statements)}</p>`;
   if (d.note) html += `<p class="note">${esc(d.note)}</p>`;
+  html += `<p>${esc(d.features)}</p>`;
   html += tableHtml(d.excluded);
   if (d.unscored) html += tableHtml(d.unscored);
   if (d.sanity) html += tableHtml(d.sanity);

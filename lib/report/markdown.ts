@@ -76,7 +76,9 @@ function withSentences(
 
 function discoverySection(d: ReportTables["discovery"]): string[] {
   const lines = [escapeMarkdown(d.summary)];
+  if (d.statements) lines.push("", escapeMarkdown(d.statements));
   if (d.note) lines.push("", escapeMarkdown(d.note));
+  lines.push("", escapeMarkdown(d.features));
   lines.push("", ...mdTable(d.excluded));
   if (d.unscored) lines.push("", ...mdTable(d.unscored));
   if (d.sanity) lines.push("", ...mdTable(d.sanity));

@@ -177,11 +177,22 @@ const discoverySchema = z.object({
     reasons: z.array(z.object({ reason: z.string(), count: count })),
   }),
   statementNote: z.string().nullable(),
+  statements: z.object({
+    issue: count,
+    pullRequest: count,
+    commitTitle: count.describe("Statements made from a commit's title alone (offline)."),
+  }).describe("Where the tasks' problem statements came from."),
+  features: z.object({
+    title: count.describe("Changes whose title does not read like a fix."),
+    changelog: count.describe("Fixes by their title that their changelog entry calls features."),
+    label: count.describe("Fixes by their title that GitHub's labels call features."),
+    newApi: count.describe("Tasks whose tests fail on B only for names that do not exist yet."),
+  }).describe("Changes told apart from bug fixes, by rule."),
   unscored: z.array(z.object({
     task: z.string(),
     title: z.string(),
-    kind: z.enum(["unscorable", "sanity", "infra-error", "not-scored"]),
-    reason: z.string(),
+    kind: z.enum(["unscorable", "new-api", "sanity", "infra-error", "not-scored"]),
+    reason: z.string().describe("One line."),
   })),
   sanity: z.array(z.object({
     task: z.string(),

@@ -99,7 +99,9 @@ function agentsSection(agents: ReportTables["agents"], t: T, p: Palette): string
 
 function discoverySection(d: ReportTables["discovery"], t: T): string[] {
   const lines = wrap(d.summary, TERMINAL_WIDTH);
+  if (d.statements) lines.push(...wrap(d.statements, TERMINAL_WIDTH));
   if (d.note) lines.push(...wrap(d.note, TERMINAL_WIDTH));
+  lines.push(...wrap(d.features, TERMINAL_WIDTH));
   lines.push("", ...t(d.excluded));
   if (d.unscored) lines.push("", ...t(d.unscored));
   if (d.sanity) lines.push("", ...t(d.sanity));

@@ -193,11 +193,18 @@ export interface Discovery {
   excluded: { total: number; reasons: { reason: string; count: number }[] };
   /** How issue texts were read. */
   statementNote: string | null;
+  /** Where the tasks' problem statements came from: how many from each source. */
+  statements: { issue: number; pullRequest: number; commitTitle: number };
+  /**
+   * Changes that read like fixes but were told apart as features, by rule: the title's words,
+   * the changelog entry, GitHub's labels, and the ground truth (`new-api`).
+   */
+  features: { title: number; changelog: number; label: number; newApi: number };
   /** Tasks not scored, and why. */
   unscored: {
     task: string;
     title: string;
-    kind: "unscorable" | "sanity" | "infra-error" | "not-scored";
+    kind: "unscorable" | "new-api" | "sanity" | "infra-error" | "not-scored";
     reason: string;
   }[];
   /** Tasks failing a sanity gate: the empty patch resolves, or the gold fix does not. */

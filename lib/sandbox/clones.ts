@@ -13,16 +13,18 @@
 import { dirname } from "node:path";
 import { gitRun } from "../git.ts";
 import { run } from "../proc.ts";
+import { outermost, resolveIfExists } from "./_paths.ts";
+import { AGENT_PLACES, homeDirectories, placesUnder, SECRET_PLACES, systemView } from "./view.ts";
 import { statIfExists } from "../fs.ts";
 
 /** What {@linkcode findProjectClones} looks through. */
 export interface CloneSearch {
-  /** Host directories the sandbox shows (real paths). */
-  shown: readonly string[];
-  /** Paths inside them that stay covered, so are not looked through. */
-  hidden: readonly string[];
   /** The project's repository: a clone shares its root commit. */
   repository: string;
+  /** Host paths a sandbox shows besides the default view (toolchains, the test environment). */
+  readable?: readonly string[];
+  /** Host paths a sandbox covers (the repository, `BUGBOUT_HOME`, the results). */
+  deny?: readonly string[];
   /** Stop looking. */
   signal?: AbortSignal;
 }
@@ -33,21 +35,27 @@ function literal(path: string): string {
 }
 
 /**
- * The directories (sorted) under `shown` that hold a git repository with one of the project's
- * root commits. Nothing when the project has no commit yet.
+ * The directories (sorted) a sandbox shows (the default view and `readable`) that hold a git
+ * repository with one of the project's root commits. Nothing when the project has no commit.
  */
 export async function findProjectClones(search: CloneSearch): Promise<string[]> {
-  const roots = await gitRun(["rev-list", "--max-parents=0", "HEAD", "--"], {
+  const roots = await gitRun(["rev-list", "--max-parents=0", "--all", "--"], {
     cwd: search.repository,
     okCodes: "any",
   });
   const commits = roots.code === 0 ? roots.stdout.split("\n").filter(Boolean) : [];
+  const view = await systemView();
+  const homes = await homeDirectories();
+  const hidden = [...view.hidden];
+  for (const path of search.deny ?? []) hidden.push(await resolveIfExists(path) ?? path);
+  hidden.push(...await placesUnder(homes, [...SECRET_PLACES, ...AGENT_PLACES]));
   const dirs: string[] = [];
-  for (const path of search.shown) {
-    if ((await statIfExists(path))?.isDirectory) dirs.push(path);
+  for (const path of outermost([...view.shown, ...search.readable ?? []])) {
+    const real = await resolveIfExists(path);
+    if (real && (await statIfExists(real))?.isDirectory) dirs.push(real);
   }
   if (commits.length === 0 || dirs.length === 0) return [];
-  const prune = search.hidden.flatMap((h, i) => [...(i ? ["-o"] : []), "-path", literal(h)]);
+  const prune = hidden.flatMap((h, i) => [...(i ? ["-o"] : []), "-path", literal(h)]);
   const found = await run([
     "find",
     ...dirs,

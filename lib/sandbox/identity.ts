@@ -17,6 +17,7 @@
 
 import { lchown } from "node:fs/promises";
 import { join } from "node:path";
+import { BugboutError } from "../errors.ts";
 import { isWithin } from "./_paths.ts";
 import { isMissing, readTextIfExists } from "../fs.ts";
 
@@ -94,8 +95,11 @@ export async function handOver(
         before.count++;
         continue;
       }
+      // Inside a path another run holds, the owner to give back to is that path's.
+      const enclosing = [...held.entries()].find(([p]) => isWithin(path, p))?.[1];
       const info = await Deno.lstat(path);
-      const entry: Held = { user, owner: { uid: info.uid!, gid: info.gid! }, count: 1, skip };
+      const owner = enclosing?.owner ?? { uid: info.uid!, gid: info.gid! };
+      const entry: Held = { user, owner, count: 1, skip };
       held.set(path, entry);
       await chownTree(path, user, others(path, user, skip));
     }
@@ -112,7 +116,10 @@ async function freshUser(): Promise<SandboxUser> {
     const id = SANDBOX_UIDS.first + (next++ % SANDBOX_UIDS.count);
     if (!avoid.has(id) && !users.has(id)) return { uid: id, gid: id };
   }
-  throw new Error("no free user id for a sandboxed run");
+  throw new BugboutError(
+    `Cannot run the command as an unprivileged user: ids ${SANDBOX_UIDS.first} to ` +
+      `${SANDBOX_UIDS.first + SANDBOX_UIDS.count - 1} are all taken.`,
+  );
 }
 
 /** What a walk over `path` must leave alone: `skip`, and paths below held by another user. */

@@ -25,7 +25,7 @@ import { isMissing } from "../fs.ts";
 export const DEFAULT_PROCESSES = 1024;
 
 /** How often the meter samples processes and memory, in milliseconds. */
-const PROCESS_INTERVAL_MS = 250;
+const PROCESS_INTERVAL_MS = 500;
 /** The least time between two walks of the writable paths, in milliseconds. */
 const DISK_INTERVAL_MS = 1000;
 
@@ -73,20 +73,35 @@ export async function diskUsage(paths: readonly string[]): Promise<number> {
   return total;
 }
 
-/** Threads and resident bytes of `pid` and all its descendants, from `/proc` (Linux). */
+/** How long one look at the process table serves every meter, in milliseconds. */
+const TABLE_FRESH_MS = 100;
+let table: { at: number; children: Promise<Map<number, number[]>> } | undefined;
+
+/** Every process's children, from one pass over `/proc`, shared by meters sampling together. */
+function processTable(): Promise<Map<number, number[]>> {
+  const now = performance.now();
+  if (table && now - table.at < TABLE_FRESH_MS) return table.children;
+  const children = (async () => {
+    const found = new Map<number, number[]>();
+    for await (const entry of Deno.readDir("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      const stat = await readProc(`/proc/${entry.name}/stat`);
+      if (!stat) continue;
+      // The name in parentheses may hold spaces and parentheses; the fields after it do not.
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = found.get(parent) ?? [];
+      list.push(Number(entry.name));
+      found.set(parent, list);
+    }
+    return found;
+  })();
+  table = { at: now, children };
+  return children;
+}
+
+/** Threads and resident bytes of `pid`'s descendants (not `pid` itself), from `/proc` (Linux). */
 export async function processUsage(pid: number): Promise<{ tasks: number; rssBytes: number }> {
-  const children = new Map<number, number[]>();
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const stat = await readProc(`/proc/${entry.name}/stat`);
-    if (!stat) continue;
-    // The name in parentheses may hold spaces and parentheses; the fields after it do not.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const parent = Number(fields[1]);
-    const list = children.get(parent) ?? [];
-    list.push(Number(entry.name));
-    children.set(parent, list);
-  }
+  const children = await processTable();
   let tasks = 0;
   let rssBytes = 0;
   const queue = [pid];

@@ -162,7 +162,7 @@ export interface Bout {
 /** The demo project in `root/repo`, with bugbout.toml in `root` naming `scripts` as agents. */
 export async function buildBout(
   root: string,
-  options: { scripts?: readonly Script[]; settings?: string } = {},
+  options: { scripts?: readonly Script[]; settings?: string; testTimeout?: number } = {},
 ): Promise<Bout> {
   const repo = join(root, "repo");
   const demo = await buildDemo(repo);
@@ -179,7 +179,7 @@ reruns = 2
 [run]
 sandbox = "bubblewrap"
 jobs = 2
-test-timeout = 120
+test-timeout = ${options.testTimeout ?? 120}
 test-memory = 2048
 ${options.settings ?? ""}
 

@@ -42,11 +42,7 @@ const GOLDEN = `5 tasks from 11 changes on main (HEAD <sha>)
             tests: test_chunk_keeps_last_partial_chunk, test_chunk_exact_multiple_has_no_empty_chunk  statement: commit
 
 Left out 6 of 11 changes:
-  5  not-a-fix                    neither its title nor its changelog entry reads like a fix
-  1  no-issue-reference           names no issue or pull request
-
-Fixes left out:
-  <sha>  no-issue-reference: Fix typo in README
+  6  not-a-fix                    neither its title nor its changelog entry reads like a fix
 
 Statements: Problem statements: 5 from commit titles (the title only, without how it was fixed). No GitHub repository is known, so problem statements come from commit titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.
 

@@ -55,7 +55,7 @@ Deno.test("what static reading calls a test agrees with what pytest collects fro
   ok([...collected].some((id) => id.startsWith("tests/test_factory.py::TestRoundingFast::")));
 });
 
-Deno.test("compareOutlines: a changed helper changes the tests that call it, setUp changes every test", () => {
+Deno.test("compareOutlines: a changed helper changes the tests that call it, setUp every test of its class", () => {
   const before = `import unittest
 
 def helper():
@@ -82,9 +82,17 @@ class Things(unittest.TestCase):
     "test_uses_helper",
   ]);
   const setupChanged = before.replace("self.x = 1", "self.x = 2");
+  deepEqual(compareOutlines(outlineTests(before), outlineTests(setupChanged)).changed, [
+    "Things::test_x",
+  ]);
+  const hookChanged = `def setup_module():\n    pass\n\n\n${before}`;
   deepEqual(
-    compareOutlines(outlineTests(before), outlineTests(setupChanged)).changed.sort(),
-    ["Things::test_x", "test_alone", "test_uses_helper"],
+    compareOutlines(
+      outlineTests(`def setup_module():\n    x = 1\n\n\n${before}`),
+      outlineTests(hookChanged),
+    )
+      .changed,
+    ["test_uses_helper", "test_alone", "Things::test_x"],
   );
   deepEqual(compareOutlines(null, outlineTests(before)).added, [
     "test_uses_helper",

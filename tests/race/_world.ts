@@ -64,12 +64,16 @@ function toml(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** `[run]` settings of a race: its timeout, quotas and the agents' limits. */
+export interface RunSettings {
+  timeout: number;
+  quotas?: Record<string, number>;
+  /** `agent-processes`, `agent-memory` (MiB) and `agent-disk` (MiB). */
+  limits?: { processes?: number; memory?: number; disk?: number };
+}
+
 /** The text of a `bugbout.toml` over the world's repository with these agents. */
-export function configText(
-  world: RaceWorld,
-  agents: AgentDef[],
-  run: { timeout: number; quotas?: Record<string, number> },
-): string {
+export function configText(world: RaceWorld, agents: AgentDef[], run: RunSettings): string {
   const lines = [
     "[project]",
     `source = ${toml(world.fixture.source)}`,
@@ -80,6 +84,10 @@ export function configText(
     'sandbox = "auto"',
     `timeout = ${run.timeout}`,
   ];
+  const limits = run.limits ?? {};
+  if (limits.processes) lines.push(`agent-processes = ${limits.processes}`);
+  if (limits.memory) lines.push(`agent-memory = ${limits.memory}`);
+  if (limits.disk) lines.push(`agent-disk = ${limits.disk}`);
   if (run.quotas) {
     lines.push("", "[run.quotas]");
     for (const [quota, limit] of Object.entries(run.quotas)) {
@@ -111,7 +119,7 @@ export function configText(
 export async function projectWith(
   world: RaceWorld,
   agents: AgentDef[],
-  run: { timeout: number; quotas?: Record<string, number> },
+  run: RunSettings,
 ): Promise<Project> {
   await Deno.mkdir(world.root, { recursive: true });
   await Deno.writeTextFile(join(world.root, "bugbout.toml"), configText(world, agents, run));

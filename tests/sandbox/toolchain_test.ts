@@ -2,7 +2,7 @@ import { deepEqual, equal, notEqual, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { NotInstalledError, run } from "../../lib/proc.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
-import { toolchainPaths } from "../../lib/sandbox/toolchain.ts";
+import { toolchainMounts, toolchainPaths } from "../../lib/sandbox/toolchain.ts";
 import type { Confinement } from "../../lib/sandbox/types.ts";
 
 const sandbox = await openSandbox("bubblewrap");
@@ -130,4 +130,30 @@ Deno.test("toolchainPaths takes the whole node_modules when dependencies were ho
 
 Deno.test("toolchainPaths throws NotInstalledError for a missing executable", async () => {
   await rejects(toolchainPaths("bugbout-no-such-program", { path: "/usr/bin" }), NotInstalledError);
+});
+
+Deno.test("toolchainMounts mounts the real file behind a link, never its home or a shared bin", async () => {
+  const home = await tempDir();
+  try {
+    const real = join(home, "pkgs", "tool", "run.sh");
+    await Deno.mkdir(join(home, "pkgs", "tool"), { recursive: true });
+    await Deno.mkdir(join(home, "bin"));
+    await Deno.writeTextFile(real, "#!/bin/sh\necho from the tool\n", { mode: 0o755 });
+    await Deno.writeTextFile(join(home, "bin", "other-program"), "#!/bin/sh\n", { mode: 0o755 });
+    await Deno.symlink(real, join(home, "bin", "tool"));
+    await Deno.symlink(real, join(home, "tool"));
+    for (const link of [join(home, "bin", "tool"), join(home, "tool")]) {
+      const mounts = await toolchainMounts(link, { path: PATH, homes: [home] });
+      deepEqual(mounts.links, [{ path: link, target: real }]);
+      deepEqual(mounts.readable.filter((p) => p.startsWith(home)), [real]);
+      ok(!mounts.readable.includes(home) && !mounts.readable.includes("/"));
+      const inside = await sandbox.run([link], {
+        ...confined(join(home, "pkgs"), mounts.readable),
+        links: mounts.links,
+      });
+      equal(inside.stdout, "from the tool\n", inside.stderr);
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });
