@@ -24,7 +24,15 @@ benches.sort();
 
 Deno.test("bench/ holds the benches this test knows to expect", () => {
   for (
-    const name of ["ground_truth.ts", "junit.ts", "matrix.ts", "mine.ts", "oracle.ts", "race.ts"]
+    const name of [
+      "channel.ts",
+      "ground_truth.ts",
+      "guard.ts",
+      "matrix.ts",
+      "mine.ts",
+      "oracle.ts",
+      "race.ts",
+    ]
   ) {
     equal(benches.includes(name), true, `bench/${name} is missing`);
   }

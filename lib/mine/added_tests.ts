@@ -1,7 +1,8 @@
 /**
- * Which tests each candidate fix added or changed: its test modules are read before and after
- * the change straight from git's object store (each blob once, however many candidates share it)
- * and compared test by test (see `python_tests.ts`), so no diff text is produced at all.
+ * Which tests each candidate fix added or changed: one `git log -p -U0` per batch of candidates
+ * says which lines of their test modules changed, and each module is read after the change
+ * straight from git's object store (each blob once, however many candidates share it) and mapped
+ * onto its tests (see `python_tests.ts`). A new module's tests are all new.
  *
  * Requires `--allow-run=git`.
  *
@@ -9,10 +10,18 @@
  */
 
 import { gitLineBatches } from "../git.ts";
+import { unquotePath } from "./history.ts";
 import { isTestModule, type PytestRules } from "../python/mod.ts";
 import { BlobReader } from "./blobs.ts";
 import { type Change, LOG_FORMAT, LogParser, type PathChange } from "./history.ts";
-import { compareOutlines, outlineTests, type TestOutline } from "./python_tests.ts";
+import {
+  changedByHunks,
+  compareOutlines,
+  definedBy,
+  type ModuleHunks,
+  outlineTests,
+  type TestOutline,
+} from "./python_tests.ts";
 
 /** The tests one change added or changed, and the test modules it changed. */
 export interface AddedTests {
@@ -69,17 +78,28 @@ export class TestReader {
     return outline;
   }
 
-  /** For each change, the tests it added or changed. One git process for all of them. */
+  /**
+   * For each change, the tests it added or changed: one `git log -p -U0` for the changed modules
+   * of all of them, one `git cat-file` for the modules after the change.
+   */
   async examine(sets: readonly TestChangeSet[]): Promise<AddedTests[]> {
     const names: string[] = [];
+    const diffed = new Set<string>();
+    const paths = new Set<string>();
     for (const set of sets) {
       for (const f of set.testChanges) {
         const sides = this.#sides(set, f);
         names.push(sides.after);
-        if (sides.before) names.push(sides.before);
+        if (sides.before && sides.before !== sides.after) {
+          diffed.add(set.commit);
+          paths.add(f.path);
+        }
       }
     }
-    await this.blobs.read(names);
+    const [hunks] = await Promise.all([
+      diffed.size ? this.#hunks([...diffed], [...paths]) : new Map<string, ModuleHunks>(),
+      this.blobs.read(names),
+    ]);
     return sets.map((set) => {
       const found: AddedTests = { testFiles: [], newTests: [], addedTests: [], unsure: [] };
       for (const f of [...set.testChanges].sort((a, b) => a.path.localeCompare(b.path))) {
@@ -87,14 +107,99 @@ export class TestReader {
         const after = this.#outline(sides.after, set.rules);
         if (!after) continue;
         found.testFiles.push(f.path);
-        const before = sides.before ? this.#outline(sides.before, set.rules) : null;
-        const changes = compareOutlines(before, after);
+        if (sides.before === sides.after) continue; // renamed as it was: nothing changed
+        const module = sides.before ? hunks.get(`${set.commit}\u0000${f.path}`) : undefined;
+        const changes = sides.before && module
+          ? changedByHunks(after, module)
+          : sides.before
+          ? { changed: [], added: [] }
+          : compareOutlines(null, after);
         found.newTests.push(...changes.changed.map((id) => `${f.path}::${id}`));
         found.addedTests.push(...changes.added.map((id) => `${f.path}::${id}`));
-        if (changes.unsure) found.unsure.push({ file: f.path, why: changes.unsure });
+        if ("unsure" in changes && changes.unsure) {
+          found.unsure.push({ file: f.path, why: changes.unsure });
+        }
       }
       return found;
     });
+  }
+
+  /** The `-U0` hunks of `paths` in each of `commits`, against the first parent. */
+  async #hunks(commits: string[], paths: string[]): Promise<Map<string, ModuleHunks>> {
+    const args = [
+      "log",
+      "--no-walk=unsorted",
+      "--diff-merges=first-parent",
+      "-p",
+      "-U0",
+      "--no-renames",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--format=%x1e%H",
+      ...commits,
+      "--",
+      ...paths.map((p) => `:(literal)${p}`),
+    ];
+    const parser = new HunkParser();
+    const signal = this.blobs.signal;
+    for await (const lines of gitLineBatches(args, { cwd: this.blobs.repo, signal })) {
+      parser.push(lines);
+    }
+    return parser.found;
+  }
+}
+
+/** Reads `git log -p -U0` output into each commit's and file's hunks (paths after the change). */
+export class HunkParser {
+  /** `commit\0path` → the hunks of that file in that commit. */
+  readonly found = new Map<string, ModuleHunks>();
+  #commit = "";
+  #file: ModuleHunks | undefined;
+  #oldLeft = 0;
+  #newLeft = 0;
+
+  /** Read some lines. */
+  push(lines: Iterable<string>): void {
+    for (const line of lines) {
+      if (this.#oldLeft > 0 || this.#newLeft > 0) {
+        const mark = line[0];
+        if (mark === "-" && this.#oldLeft > 0) {
+          this.#oldLeft--;
+          const name = definedBy(line.slice(1));
+          if (name && this.#file) this.#file.removedNames.push(name);
+          continue;
+        }
+        if (mark === "+" && this.#newLeft > 0) {
+          this.#newLeft--;
+          const name = definedBy(line.slice(1));
+          if (name && this.#file) this.#file.writtenNames.push(name);
+          continue;
+        }
+        if (mark === "\\") continue;
+        this.#oldLeft = this.#newLeft = 0; // the hunk is over
+      }
+      if (line.startsWith("\x1e")) {
+        this.#commit = line.slice(1).trim();
+        this.#file = undefined;
+      } else if (line.startsWith("+++ ")) {
+        const path = unquotePath(line.slice(4).trim());
+        if (path === "/dev/null") this.#file = undefined;
+        else {
+          this.#file = { written: [], removedAt: [], removedNames: [], writtenNames: [] };
+          this.found.set(`${this.#commit}\u0000${path.replace(/^b\//, "")}`, this.#file);
+        }
+      } else if (line.startsWith("@@ ")) {
+        const hunk = line.match(/^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/);
+        if (!hunk || !this.#file) continue;
+        const oldCount = hunk[1] === undefined ? 1 : Number(hunk[1]);
+        const start = Number(hunk[2]);
+        const newCount = hunk[3] === undefined ? 1 : Number(hunk[3]);
+        if (newCount > 0) this.#file.written.push({ start: start - 1, end: start + newCount - 2 });
+        else this.#file.removedAt.push(start);
+        this.#oldLeft = oldCount;
+        this.#newLeft = newCount;
+      }
+    }
   }
 }
 

@@ -294,8 +294,8 @@ export interface HistoryOptions {
 /**
  * Stream the first-parent history of `rev`, newest first, in one `git log` process, a batch of
  * changes at a time: every change with its message and the files it touched against its first
- * parent, with their blobs. Exact renames are paired (see {@linkcode pairExactRenames}); git's
- * similarity search is not run, which keeps the walk as fast as a plain `git log`.
+ * parent. Renames are not looked for (git's similarity search is the walk's dearest part): a move
+ * reads as a deletion and an addition, which is all the package tracker needs.
  */
 export async function* firstParentBatches(
   repo: string,
@@ -306,9 +306,8 @@ export async function* firstParentBatches(
     "log",
     "--first-parent",
     "--diff-merges=first-parent",
-    "--raw",
+    "--name-status",
     "--no-renames",
-    "--no-abbrev",
     LOG_FORMAT,
     ...(options.since ? [`--since=${options.since.toISOString()}`] : []),
     rev,

@@ -142,7 +142,10 @@ async function walk(
       const init = `${tracker.current}/__init__.py`;
       const moved = pickFiles(change, (p) => p === init, (l) => l.endsWith("__init__.py"));
       const where = tracker.step(moved.length ? change.files : []);
-      const rules = rulesAt.step(pickFiles(change, isConfigFile, mayBeConfigLine));
+      const rules = rulesAt.step(
+        pickFiles(change, isConfigFile, mayBeConfigLine),
+        change.parents[0],
+      );
       if (since && change.time * 1000 < since.getTime()) {
         tally(walked.counts, "before-since");
         continue;
@@ -194,11 +197,17 @@ async function mine(
 ): Promise<Omit<MineResult, "summary">> {
   const repo = project.repository;
   const config = project.config;
-  // Not a repository, no commits, or a shallow clone: say so before reading any history.
-  await checkRepository(repo);
-  const branch = await defaultBranch(repo);
-  const head = await revParse(repo, branch);
-  const setup = await githubSetup(project, { env: options.env });
+  // Not a repository, no commits, or a shallow clone: say so before reading any history. (The
+  // git calls of the set-up run side by side: each process costs a few milliseconds to start.)
+  const [checked, found] = await Promise.allSettled([checkRepository(repo), defaultBranch(repo)]);
+  if (checked.status === "rejected") throw checked.reason;
+  if (found.status === "rejected") throw found.reason;
+  const branch = found.value;
+  const [head, setup, rulesAt] = await Promise.all([
+    revParse(repo, branch),
+    githubSetup(project, { env: options.env }),
+    RulesHistory.at(repo, branch),
+  ]);
   const key = inputsKey({
     miner: MINER_VERSION,
     head,
@@ -220,7 +229,6 @@ async function mine(
 
   // With `since`, the walk stops early; the commits it did not read are counted by git.
   const total = config.tasks.since ? firstParentCount(repo, head) : undefined;
-  const rulesAt = await RulesHistory.at(repo, head);
   const excluded: Exclusion[] = [];
   const counts: Record<string, number> = {};
   const exclude = (
@@ -269,54 +277,26 @@ async function mine(
     return candidates;
   };
 
-  // Candidates are examined while the walk goes on: with a limit, the tasks are usually all found
-  // before git has reached the oldest commits.
+  // The walk first, alone, so that git has a core to itself; then every survivor's rules in one
+  // read; then candidates newest first, in batches, until `limit` tasks are found.
   const survivors: Survivor[] = [];
-  let walking = true;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    wake?.();
-    wake = undefined;
-  };
-  let taken = 0;
-  let candidates = 0;
-  const ready: Candidate[] = [];
-  const examining = (async () => {
-    let size = Math.max(8, config.tasks.limit + 4);
-    while (!examiner.done) {
-      if (ready.length >= size || (!walking && taken === survivors.length && ready.length)) {
-        await examiner.examine(ready.splice(0, size));
-        size *= 2;
-        continue;
-      }
-      if (taken < survivors.length) {
-        const chunk = survivors.slice(taken);
-        taken = survivors.length;
-        const found = await classify(chunk);
-        candidates += found.length;
-        ready.push(...found);
-        continue;
-      }
-      if (!walking) break;
-      await new Promise<void>((resolve) => wake = resolve);
-    }
-  })();
-  let walked: Walked;
-  try {
-    walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
-      survivors.push(survivor);
-      if (survivors.length - taken >= 16) notify();
-    }, options);
-  } finally {
-    walking = false;
-    notify();
-    await examining.catch(() => {});
+  const walked = await walk(
+    project,
+    head,
+    rulesAt,
+    setup.repository,
+    (survivor) => survivors.push(survivor),
+    options,
+  );
+  const candidates = await classify(survivors);
+  options.onProgress?.({ stage: "tests", candidates: candidates.length });
+  let at = 0;
+  for (let size = Math.max(8, config.tasks.limit + 4); at < candidates.length; size *= 2) {
+    if (examiner.done) break;
+    await examiner.examine(candidates.slice(at, at + size));
+    at += size;
   }
-  await examining;
-  const rest = await classify(survivors.slice(taken));
-  candidates += rest.length;
-  examiner.finish([...ready, ...rest]);
-  options.onProgress?.({ stage: "tests", candidates });
+  examiner.finish(candidates.slice(at));
   for (const e of walked.excluded) excluded.push(e);
   for (const [reason, n] of Object.entries(walked.counts)) tally(counts, reason, n);
   const history = total === undefined ? walked.walked : await total;
@@ -349,7 +329,7 @@ async function mine(
     path,
     stats: {
       walked: walked.walked,
-      candidates,
+      candidates: candidates.length,
       examined: examiner.examined,
       blobsRead: blobs.blobsRead,
       readers: blobs.processes,

@@ -48,6 +48,10 @@ export interface OutlineTest {
   context: string;
   /** The classes whose members it sees (its own, those it inherits from, the enclosing ones). */
   scopes: string[];
+  /** Its lines (0-based, first decorator to last line), and its `def` line. */
+  span: { start: number; end: number; def: number };
+  /** The lines of the class headers it depends on (empty for a module-level test). */
+  headers: { start: number; end: number }[];
   /** Names its definition refers to (read when first asked for). */
   readonly refs: Set<string>;
   /** First line, for source order. */
@@ -66,6 +70,8 @@ export interface OutlineName {
   refs(): Set<string>;
   /** True when a change of it changes every test in its scope (setup hooks, autouse fixtures). */
   setup: boolean;
+  /** Its lines (0-based). */
+  span: { start: number; end: number };
 }
 
 /** A module, read. */
@@ -76,6 +82,8 @@ export interface TestOutline {
   names: Map<string, OutlineName>;
   /** Factory functions that build test classes, and `pytest_generate_tests`: by name. */
   dynamic: Set<string>;
+  /** The lines of the module's `pytestmark`, which every test depends on. */
+  marks: { start: number; end: number }[];
 }
 
 const DEF = /^(?:async\s+)?def\s+([A-Za-z_]\w*)/;
@@ -403,6 +411,16 @@ function methodsOf(
   return [...own, ...inherited];
 }
 
+/** The first line of a class's body (or the line after it, for a one-line class). */
+function bodyStart(cls: Unit): number {
+  return cls.children.length ? cls.children[0].start : cls.end + 1;
+}
+
+/** The line of a def's `def` (after its decorators). */
+function defLine(unit: Unit): number {
+  return unit.start + unit.decorators.length;
+}
+
 const headers = new WeakMap<Unit, string>();
 
 /** A digest of a class's header: decorators, bases and class-level statements. */
@@ -444,10 +462,14 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     }
   };
   indexClasses(top);
-  const outline: TestOutline = { tests: [], names: new Map(), dynamic: new Set() };
-  const marks = digest(
-    top.filter((u) => u.name === "pytestmark").map((u) => textOf(lines, u)).join("\n"),
-  );
+  const markUnits = top.filter((u) => u.name === "pytestmark");
+  const outline: TestOutline = {
+    tests: [],
+    names: new Map(),
+    dynamic: new Set(),
+    marks: markUnits.map((u) => ({ start: u.start, end: u.end })),
+  };
+  const marks = digest(markUnits.map((u) => textOf(lines, u)).join("\n"));
   const define = (scope: string, name: string, unit: Unit, setup: boolean) => {
     let key = scope ? `${scope}.${name}` : name;
     for (let n = 1; outline.names.has(key); n++) key = `${scope}.${name}\u0000${n}`;
@@ -458,12 +480,20 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
       text: digestOf(lines, unit),
       refs: () => refs ??= refsOf(textOf(lines, unit)),
       setup: setup || SETUP_NAMES.has(name),
+      span: { start: unit.start, end: unit.end },
     });
   };
   const autouse = (u: Unit) =>
     u.decorators.some((d) => /fixture\b[\s\S]*autouse\s*=\s*True/.test(d));
 
-  const visitClass = (cls: Unit, prefix: string, context: string, outer: string[]) => {
+  const headerSpan = (cls: Unit) => ({ start: cls.start, end: bodyStart(cls) - 1 });
+  const visitClass = (
+    cls: Unit,
+    prefix: string,
+    context: string,
+    outer: string[],
+    outerHeaders: { start: number; end: number }[],
+  ) => {
     const name = cls.name ?? "";
     const unittest = isUnittest(cls, classes);
     const methods = methodsOf(cls, classes);
@@ -488,7 +518,10 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     }
     if (!collected || disabled || (hasInit && !unittest && !assumedUnittest)) return;
     const path = `${prefix}${name}`;
-    const owners = new Map<Unit, { context: string; scopes: string[] }>();
+    const owners = new Map<
+      Unit,
+      { context: string; scopes: string[]; headers: { start: number; end: number }[] }
+    >();
     for (const { unit, owner } of methods) {
       const method = unit.name ?? "";
       const isTest = unittest || assumedUnittest
@@ -497,10 +530,17 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
       if (!isTest) continue;
       let seen = owners.get(owner);
       if (!seen) {
-        seen = owner === cls ? { context: header, scopes: [...outer, name] } : {
-          context: `${header}|${classHeader(lines, owner)}`,
-          scopes: [...outer, name, owner.name ?? ""],
-        };
+        seen = owner === cls
+          ? {
+            context: header,
+            scopes: [...outer, name],
+            headers: [...outerHeaders, headerSpan(cls)],
+          }
+          : {
+            context: `${header}|${classHeader(lines, owner)}`,
+            scopes: [...outer, name, owner.name ?? ""],
+            headers: [...outerHeaders, headerSpan(cls), headerSpan(owner)],
+          };
         owners.set(owner, seen);
       }
       outline.tests.push(lazyTest({
@@ -508,12 +548,14 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
         text: digestOf(lines, unit),
         context: seen.context,
         scopes: seen.scopes,
+        span: { start: unit.start, end: unit.end, def: defLine(unit) },
+        headers: seen.headers,
         line: owner === cls ? unit.start : cls.start,
       }, () => textOf(lines, unit)));
     }
     for (const child of cls.children) {
       if (child.kind === "class" && child.name) {
-        visitClass(child, `${path}::`, header, [...outer, name]);
+        visitClass(child, `${path}::`, header, [...outer, name], [...outerHeaders, headerSpan(cls)]);
       }
     }
   };
@@ -525,6 +567,8 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
           {
             id: unit.name,
             text: digestOf(lines, unit),
+            span: { start: unit.start, end: unit.end, def: defLine(unit) },
+            headers: [],
             context: marks,
             scopes: [],
             line: unit.start,
@@ -538,7 +582,7 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
         }
       }
     } else if (unit.kind === "class" && unit.name) {
-      visitClass(unit, "", marks, []);
+      visitClass(unit, "", marks, [], []);
     } else if (unit.kind === "other" && unit.name) {
       define("", unit.name, unit, false);
     }
@@ -661,4 +705,112 @@ export function addedTestFunctions(
 ): string[] {
   const old = new Set(testFunctions(before, rules));
   return testFunctions(after, rules).filter((id) => !old.has(id));
+}
+
+/** What a `-U0` diff says a change did to a module, in the new version's lines. */
+export interface ModuleHunks {
+  /** Line ranges of the new version the change wrote (0-based, inclusive). */
+  written: { start: number; end: number }[];
+  /** Where lines went away: between new lines `at - 1` and `at` (0-based). */
+  removedAt: number[];
+  /** Names that removed lines defined (`def x`, `class X`, `X = ...`). */
+  removedNames: string[];
+  /** Names that written lines define. */
+  writtenNames: string[];
+}
+
+const DEFINES = /^\s*(?:(?:async\s+)?def\s+|class\s+)?([A-Za-z_]\w*)\s*(?:[(:]|\s*(?::[^=]*)?=(?!=))/;
+
+/**
+ * The name a source line defines, if it looks like it defines one: a `def` or `class` at any
+ * depth, an assignment only at the module's level (a local variable names nothing tests share).
+ */
+export function definedBy(line: string): string | undefined {
+  const match = line.match(DEFINES);
+  if (!match) return undefined;
+  if (/^\s*(?:async\s+def|def|class)\s/.test(line)) return match[1];
+  return /^[A-Za-z_]/.test(line) && /=/.test(line) ? match[1] : undefined;
+}
+
+function touches(span: { start: number; end: number }, hunks: ModuleHunks): boolean {
+  for (const w of hunks.written) if (w.start <= span.end && span.start <= w.end) return true;
+  for (const at of hunks.removedAt) if (span.start < at && at <= span.end) return true;
+  return false;
+}
+
+/**
+ * The tests a change added or changed, from the module after it and the change's `-U0` hunks:
+ * a test whose lines, class headers or `pytestmark` were written or had lines removed, or that
+ * refers to a definition that did; new when its `def` line was written and no removed line
+ * defined the same name. Only the new version is read.
+ */
+export function changedByHunks(after: TestOutline, hunks: ModuleHunks): TestChanges {
+  const changed = new Map<string, OutlineName>();
+  const removed = new Set(hunks.removedNames);
+  for (const [key, def] of after.names) {
+    if (touches(def.span, hunks) || removed.has(def.name)) changed.set(key, def);
+  }
+  const goneNames = new Set(
+    hunks.removedNames.filter((n) => ![...after.names.values()].some((d) => d.name === n)),
+  );
+  if (changed.size || goneNames.size) {
+    for (let grew = true; grew;) {
+      grew = false;
+      const names = new Set([...changed.values()].map((d) => d.name).concat([...goneNames]));
+      for (const [key, def] of after.names) {
+        if (changed.has(key)) continue;
+        if ([...def.refs()].some((r) => r !== def.name && names.has(r))) {
+          changed.set(key, def);
+          grew = true;
+        }
+      }
+    }
+  }
+  const everything = after.marks.some((m) => touches(m, hunks)) ||
+    [...changed.values()].some((d) => d.setup && d.scope === "");
+  const setupIn = new Set([...changed.values()].filter((d) => d.setup).map((d) => d.scope));
+  const moduleNames = new Set(
+    [...changed.values()].filter((d) => d.scope === "").map((d) => d.name).concat([...goneNames]),
+  );
+  const memberNames = new Map<string, Set<string>>();
+  for (const d of changed.values()) {
+    if (!d.scope) continue;
+    const set = memberNames.get(d.scope) ?? new Set();
+    set.add(d.name);
+    memberNames.set(d.scope, set);
+  }
+  const out: string[] = [];
+  const added: string[] = [];
+  for (const test of after.tests) {
+    const name = test.id.slice(test.id.lastIndexOf(":") + 1);
+    const isNew = hunks.written.some((w) => w.start <= test.span.def && test.span.def <= w.end) &&
+      !removed.has(name);
+    const depends = () => {
+      if (test.scopes.some((s) => setupIn.has(s))) return true;
+      if (!moduleNames.size && !test.scopes.some((s) => memberNames.has(s))) return false;
+      const refs = test.refs;
+      for (const n of moduleNames) if (refs.has(n)) return true;
+      for (const scope of test.scopes) {
+        for (const n of memberNames.get(scope) ?? []) if (refs.has(n)) return true;
+      }
+      return false;
+    };
+    if (
+      isNew || everything || touches(test.span, hunks) ||
+      test.headers.some((h) => touches(h, hunks)) || depends()
+    ) {
+      out.push(test.id);
+      if (isNew) added.push(test.id);
+    }
+  }
+  const dynamic = [...after.dynamic].filter((name) =>
+    [...changed.values()].some((d) =>
+      d.name === name || (d.scope === "" && d.refs().has(name))
+    )
+  );
+  return {
+    changed: out,
+    added,
+    ...(dynamic.length ? { unsure: dynamicText(new Set(dynamic)) } : {}),
+  };
 }

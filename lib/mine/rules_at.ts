@@ -1,7 +1,8 @@
 /**
  * pytest's discovery rules as they were at each commit: the configuration files at the
- * repository's root are followed back through history (a change that touched one says which blob
- * it had before), and the rules of each distinct set of files are read once.
+ * repository's root are followed back through history (a change that touched one says where its
+ * version before the change is: the blob when the log gave it, else `parent:path`), and each
+ * version is read and parsed once.
  *
  * Requires `--allow-run=git`.
  *
@@ -51,26 +52,30 @@ export class RulesHistory {
   }
 
   static #keyOf(blobs: Map<string, string>): string {
-    return CONFIG_FILES.map((name) => blobs.get(name) ?? "").join(",");
+    return CONFIG_FILES.map((name) => blobs.get(name) ?? "").join("\n");
   }
 
   /**
    * Step over one change: returns the key of the configuration in force after it (at G); the
    * history then stands before it (at B).
    */
-  step(files: readonly PathChange[]): string {
+  step(files: readonly PathChange[], parent?: string): string {
     const atG = this.#key;
     let touched = false;
+    const before = (f: PathChange, path: string) =>
+      f.oldBlob ?? (parent ? `${parent}:${path}` : undefined);
     for (const f of files) {
       if (CONFIG.has(f.path)) {
         touched = true;
-        // Added here (or renamed into place): absent before; otherwise it had its old blob.
+        // Added here (or renamed into place): absent before; otherwise its version before.
+        const was = before(f, f.path);
         if (f.status === "A" || f.status === "R" || f.status === "C") this.#blobs.delete(f.path);
-        else if (f.oldBlob) this.#blobs.set(f.path, f.oldBlob);
+        else if (was) this.#blobs.set(f.path, was);
       }
-      if (f.oldPath && f.oldPath !== f.path && CONFIG.has(f.oldPath) && f.oldBlob) {
+      const was = f.oldPath && before(f, f.oldPath);
+      if (f.oldPath && f.oldPath !== f.path && CONFIG.has(f.oldPath) && was) {
         touched = true;
-        this.#blobs.set(f.oldPath, f.oldBlob);
+        this.#blobs.set(f.oldPath, was);
       }
     }
     if (touched) this.#key = RulesHistory.#keyOf(this.#blobs);
@@ -79,7 +84,7 @@ export class RulesHistory {
 
   /** Every blob a configuration `step` returned refers to (to read them all at once). */
   static blobsOf(key: string): string[] {
-    return key.split(",").filter(Boolean);
+    return key.split("\n").filter(Boolean);
   }
 
   /**
@@ -89,7 +94,7 @@ export class RulesHistory {
   async rules(key: string, reader: BlobReader): Promise<PytestRules> {
     const known = this.#rules.get(key);
     if (known) return known;
-    const blobs = key.split(",");
+    const blobs = key.split("\n");
     const texts = await reader.read(blobs.filter(Boolean));
     let rules = DEFAULT_RULES;
     for (const [i, name] of CONFIG_FILES.entries()) {

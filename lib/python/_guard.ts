@@ -202,28 +202,10 @@ _WATCHED_MODULES = [
     for name, m in sorted(sys.modules.items())
     if m is not None and (name == "pytest" or name.startswith(("_pytest", "pluggy")))
 ]
-# The objects on the path from a test's outcome to its report: checked at every test.
-_CRITICAL = {
-    "_pytest.runner",
-    "_pytest.reports",
-    "_pytest.python",
-    "_pytest.skipping",
-    "_pytest.outcomes",
-    "pluggy._callers",
-    "pluggy._hooks",
-    "pluggy._result",
-    "pluggy._manager",
-    __name__,
-}
-
-
-def _snapshot(only=None):
-    """Identity of every attribute of pytest's and pluggy's modules and of their classes (of the
-    modules in 'only', when given)."""
+def _snapshot():
+    """Identity of every attribute of pytest's and pluggy's modules and of their classes."""
     seen = {}
     for module in _WATCHED_MODULES:
-        if only is not None and module.__name__ not in only:
-            continue
         attrs = dict(vars(module))
         seen[("module", module.__name__)] = {k: id(v) for k, v in attrs.items()}
         for key, value in attrs.items():
@@ -262,11 +244,11 @@ def _code_of(value):
 _BASELINE = _snapshot()
 
 
-def _check_integrity(only=None):
+def _check_integrity():
     """Compare pytest's and pluggy's machinery with the snapshot. A value whose code belongs to
     the tree is tampering; anything else that changed (pytest configuring itself, an installed
     pytest plugin) becomes part of the snapshot."""
-    now = _snapshot(only)
+    now = _snapshot()
     for key, after in now.items():
         before = _BASELINE.get(key)
         if before is None:
@@ -402,7 +384,6 @@ class _Guard:
     def pytest_runtest_logreport(self, report):
         wasxfail = hasattr(report, "wasxfail")
         if report.when == "call":
-            _check_integrity(only=_CRITICAL)
             if report.passed:
                 outcome = "passed"
                 call = self.calls.get(report.nodeid)

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { Outcome } from "../records.ts";
 
 /** Something the code under test did to the grading, or that deserves a look. */
@@ -65,9 +65,21 @@ function emptyGroup(): GroupReport {
 
 const OUTCOMES = new Set(["passed", "failed", "error", "skipped", "xfailed"]);
 
+/**
+ * HMAC-SHA256 under `key` (hex, at most 64 bytes), with the keyed inner and outer states made
+ * once and copied for each message (RFC 2104; the same tags as Python's `hmac`).
+ */
+function hmacSha256(key: string): (message: string) => string {
+  const block = new Uint8Array(64);
+  block.set(key.match(/../g)!.map((h) => parseInt(h, 16)));
+  const inner: Hash = createHash("sha256").update(block.map((b) => b ^ 0x36));
+  const outer: Hash = createHash("sha256").update(block.map((b) => b ^ 0x5c));
+  return (message) => outer.copy().update(inner.copy().update(message).digest()).digest("hex");
+}
+
 /** Read a channel's text, checking every record against `key` (hex). */
 export function readChannel(text: string, key: string, groups: number): Channel {
-  const secret = new Uint8Array(key.match(/../g)!.map((h) => parseInt(h, 16)));
+  const tagOf = hmacSha256(key);
   const channel: Channel = {
     bye: false,
     groups: Array.from({ length: groups }, emptyGroup),
@@ -85,11 +97,8 @@ export function readChannel(text: string, key: string, groups: number): Channel 
     const tab = line.lastIndexOf("\t");
     const body = tab < 0 ? line : line.slice(0, tab);
     const tag = tab < 0 ? "" : line.slice(tab + 1);
-    const expected = createHmac("sha256", secret).update(body).digest();
-    const given = /^[0-9a-f]{64}$/.test(tag)
-      ? new Uint8Array(tag.match(/../g)!.map((h) => parseInt(h, 16)))
-      : new Uint8Array(0);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    // (No timing attack to fear: whoever wrote the line has exited before it is read.)
+    if (tag !== tagOf(body)) {
       charge({
         what: "wrote to the results channel",
         where: "the results channel",

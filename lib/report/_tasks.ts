@@ -4,6 +4,7 @@
  * @module
  */
 
+import { firstTampering, tamperers } from "../../judge/mod.ts";
 import { type Matrix, REPOSITORY } from "../records.ts";
 import {
   type Discovery,
@@ -133,6 +134,7 @@ export function taskRows(ctx: Context): TaskRow[] {
       ? resolution.pick.outcome ?? outcomeOf(ctx, task.id, pickAgent)
       : null;
     const matrix = ctx.matrices.get(task.id);
+    const blamed = matrix ? tamperers(matrix) : undefined;
     return {
       id: task.id,
       title: task.title,
@@ -152,7 +154,14 @@ export function taskRows(ctx: Context): TaskRow[] {
           durationMs: attempt?.durationMs ?? null,
           outcome: counts ? outcomeOf(ctx, task.id, agent.name) : null,
           approved: verdict?.patches[agent.name]?.approved ?? null,
-          flags: resolution?.patches[agent.name]?.flags ?? [],
+          flags: [
+            ...resolution?.patches[agent.name]?.flags ?? [],
+            ...(blamed?.authors.has(agent.name)
+              ? [`its tests tampered with the grading: ${
+                firstTampering(blamed.authors.get(agent.name)!)
+              }`]
+              : []),
+          ],
         };
       }),
       pick: { agent: pickAgent, outcome: pickOutcome, reason: verdict?.reason ?? null },

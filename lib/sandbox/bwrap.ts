@@ -142,13 +142,16 @@ export async function planMounts(c: Confinement, extras: PlanExtras = {}): Promi
     Math.min((c.tmpfsMb ?? DEFAULT_TMPFS_MB) * 1024 * 1024, diskBytes),
   );
   const system: Mount[] = [{ op: "ro", path: "/usr" }];
+  // The shown host paths: what a denied path must be covered in.
+  const shown = ["/usr"];
   for (const path of SYSTEM_LINKS) {
     const info = await lstatIfExists(path);
     if (info?.isSymlink) system.push({ op: "symlink", path, target: await Deno.readLink(path) });
-    else if (info?.isDirectory) system.push({ op: "ro", path });
+    else if (info?.isDirectory) {
+      system.push({ op: "ro", path });
+      shown.push(path);
+    }
   }
-  // The shown host paths: what a denied path must be covered in.
-  const shown = ["/usr"];
   for (const path of await etcEntries()) {
     const info = await lstatIfExists(path);
     if (!info) continue;
