@@ -122,8 +122,16 @@ async function measure(repo: string, config: string, home: string): Promise<Meas
 function report(name: string, m: Measured, goal: number): boolean {
   const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
   console.log(`${name}: ${m.examined} first-parent commits, ${m.tasks} tasks`);
-  console.log(`  bare git log --first-parent --name-status: median ${median(m.bare).toFixed(0)} ms (${list(m.bare)})`);
-  console.log(`  bugbout tasks --refresh (CLI):             median ${median(m.cli).toFixed(0)} ms (${list(m.cli)})`);
+  console.log(
+    `  bare git log --first-parent --name-status: median ${median(m.bare).toFixed(0)} ms (${
+      list(m.bare)
+    })`,
+  );
+  console.log(
+    `  bugbout tasks --refresh (CLI):             median ${median(m.cli).toFixed(0)} ms (${
+      list(m.cli)
+    })`,
+  );
   console.log(`  pairs' ratios: ${m.ratios.map((r) => r.toFixed(2)).join(", ")}`);
   return printRatio(`${name}: bugbout tasks / bare git log`, median(m.ratios), {
     atMost: goal,
@@ -156,7 +164,9 @@ try {
     const m = await measure(real, config, join(root, "home"));
     if (report(`real history ${real.split("/").pop()}`, m, 1.5)) Deno.exitCode = 1;
     if (!quick && m.examined < 5000) {
-      console.log(`note: the 1.5x goal is meant for 5,000 commits or more; this one has ${m.examined}`);
+      console.log(
+        `note: the 1.5x goal is meant for 5,000 commits or more; this one has ${m.examined}`,
+      );
     }
   }
   // The synthetic history, where every fix must be found.

@@ -158,6 +158,11 @@ export const oracleSchema = z.object({
    * only because names the statement does not mention do not exist yet), with those names.
    */
   leftOut: z.object({ reason: z.literal("new-api"), names: z.array(z.string()) }).optional(),
+  /**
+   * For test modules static reading could not read (the task's `unsureTests`): the tests pytest
+   * collects on G and not on B, by collection (`pytest --collect-only` on B's own modules).
+   */
+  collectedNewTests: z.array(z.string()).optional(),
 });
 /** One task's ground truth. */
 export type Oracle = z.infer<typeof oracleSchema>;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type ExclusionReason, mineAll, type MineResult } from "../mine/mod.ts";
+import { type ExclusionReason, mineAll, type MineResult, statementSources } from "../mine/mod.ts";
 import { Project } from "../project.ts";
 import type { TasksFile } from "../records.ts";
 import { type Palette, palette } from "../style.ts";
@@ -82,7 +82,9 @@ export function renderTasks(
       out.push(p.dim(`  ... ${file.excluded.length - max} more in ${options.path}`));
     }
   }
-  if (file.statementNote) out.push("", `${p.dim("Statements:")} ${file.statementNote}`);
+  const sources = statementSources(file.tasks);
+  const statements = [sources ? `${sources}.` : "", file.statementNote ?? ""].filter(Boolean);
+  if (statements.length) out.push("", `${p.dim("Statements:")} ${statements.join(" ")}`);
   out.push(
     "",
     options.cached

@@ -121,33 +121,32 @@ export function statementSources(tasks: readonly Pick<Task, "statementSource">[]
 }
 
 /**
- * A sentence on where the tasks' statements came from and how issue texts were read, for
- * tasks.json and the CLI. It says GitHub was read only when a statement came from it.
+ * A sentence on how issue texts were read, for tasks.json and the CLI (where the statements came
+ * from is in each task: {@linkcode statementSources} counts them). It says GitHub was read only
+ * when a statement came from it.
  */
 export function accessNote(
   setup: GithubSetup,
   client: GithubClient | undefined,
   tasks: readonly Pick<Task, "statementSource">[] = [],
 ): string {
-  const sources = statementSources(tasks);
-  const lead = sources ? `Problem statements: ${sources}. ` : "";
   const fromGithub = tasks.some((t) => t.statementSource !== "commit");
   if (!setup.repository || !client) {
-    return `${lead}No GitHub repository is known, so problem statements come from commit ` +
+    return `No GitHub repository is known, so problem statements come from commit ` +
       'titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.';
   }
   if (client.unreachable) {
-    return `${lead}GitHub could not be reached (${client.unreachable}), so problem statements ` +
+    return `GitHub could not be reached (${client.unreachable}), so problem statements ` +
       `come from commit titles. To use issue texts, check the network and [project] ` +
       `github-api, and ${HOW_TO}.`;
   }
   if (client.rateLimitedUntil) {
-    return `${lead}GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some ` +
+    return `GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some ` +
       `problem statements come from commit titles (the next run asks again). To avoid it, ` +
       `${HOW_TO}.`;
   }
   if (!fromGithub) {
-    return `${lead}No issue text was read from GitHub ${setup.repository}` +
+    return `No issue text was read from GitHub ${setup.repository}` +
       (tasks.length ? " (it had none for these changes)." : ".");
   }
   const how = setup.token
@@ -155,7 +154,7 @@ export function accessNote(
     : "anonymously";
   const tail = setup.token ? "" : `; ${HOW_TO}`;
   const cached = client.requests === 0 ? ", from bugbout's cache" : "";
-  return `${lead}Issue texts read from GitHub ${setup.repository} ${how}${cached}${
+  return `Issue texts read from GitHub ${setup.repository} ${how}${cached}${
     describeLimit(client.rateLimit)
   }${tail}.`;
 }

@@ -100,6 +100,8 @@ export interface Candidate {
   rules: PytestRules;
   /** True when its title (or merged branch) reads like a fix. */
   titleFix: boolean;
+  /** The branch a merge commit merged, when it names one. */
+  branch?: string;
   /** What its changelog fragments say, when they say one thing. */
   fragment?: { kind: ChangeKind; path: string };
   /** Changelog files it changed. */
@@ -142,19 +144,24 @@ export function sortFiles(
   const testChanges: PathChange[] = [];
   const renamedFrom: Record<string, string> = {};
   for (const f of change.files) {
-    const name = f.path.slice(f.path.lastIndexOf("/") + 1);
     const deleted = f.status === "D";
-    const testModule = isTestModule(f.path, rules) && inTestpaths(f.path, rules);
-    if (!deleted && testModule) {
+    const python = f.path.endsWith(".py") || (f.oldPath?.endsWith(".py") ?? false);
+    if (!python) {
+      // Data, docs and the like: only support files matter among them.
+      if (!deleted && underDir(f.path, tests)) supportFiles.add(f.path);
+      continue;
+    }
+    const name = f.path.slice(f.path.lastIndexOf("/") + 1);
+    const isTest = isTestModule(f.path, rules);
+    if (!deleted && isTest && inTestpaths(f.path, rules)) {
       testModules.add(f.path);
       testChanges.push(f);
       if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
       continue;
     }
-    const python = f.path.endsWith(".py") || (f.oldPath?.endsWith(".py") ?? false);
     const atG = !deleted && inPackage(f.path, where.atG);
     const atB = f.status !== "A" && inPackage(f.oldPath ?? f.path, where.atB);
-    if (python && (atG || atB) && name !== "conftest.py" && !isTestModule(f.path, rules)) {
+    if ((atG || atB) && name !== "conftest.py" && !isTest) {
       sourceFiles.add(f.path);
       continue;
     }
@@ -282,6 +289,7 @@ export function classifyFiles(
       pythonPath: pythonPathFor(where.atB),
       rules,
       titleFix: screened.titleFix,
+      ...(text.branch ? { branch: text.branch } : {}),
       ...(screened.fragment ? { fragment: screened.fragment } : {}),
       changelogs: screened.changelogs,
     },

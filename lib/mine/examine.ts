@@ -16,6 +16,7 @@ import { type ChangeKind, changelogKind } from "./changelog.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
 import type { GithubClient } from "./github.ts";
 import { labelEvidence, TaskIds } from "./select.ts";
+import { readsLikeFix } from "./titles.ts";
 import { commitStatement, githubStatement, type ResolvedStatement } from "./statement.ts";
 
 /** What the examiner needs. */
@@ -125,7 +126,12 @@ export class Examiner {
   #qualify(candidate: Candidate, tests: AddedTests): Qualifying | undefined {
     const evidence: KindEvidence[] = [];
     if (candidate.titleFix) {
-      evidence.push({ rule: "title", says: "bug", detail: `"${candidate.title}"` });
+      const branch = !readsLikeFix(candidate.title) && candidate.branch;
+      evidence.push({
+        rule: "title",
+        says: "bug",
+        detail: branch ? `merged branch ${branch}` : `"${candidate.title}"`,
+      });
     }
     const changelog = changelogEvidence(candidate, this.options.reader.blobs);
     if (changelog) evidence.push(changelog);

@@ -208,7 +208,7 @@ export class LogParser {
         if (this.#current) done.push(this.#current);
         const [ids, time] = line.slice(1).split(FIELD, 2);
         const [commit, ...parents] = ids.split(" ").filter(Boolean);
-        const current = lazyChange(commit, parents, Number(time));
+        const current = new LazyChange(commit, parents, Number(time));
         this.#current = current;
         const rest = line.slice(1 + ids.length + 1 + time.length + 1);
         if (rest.endsWith(END)) {
@@ -245,30 +245,28 @@ export class LogParser {
 }
 
 /** A change whose `files` are parsed from `raw` when first read. */
-function lazyChange(commit: string, parents: string[], time: number): Change {
-  let files: PathChange[] | undefined;
-  const raw: string[] = [];
-  return {
-    commit,
-    parents,
-    time,
-    message: "",
-    raw,
-    get files(): PathChange[] {
-      if (!files) {
-        const parsed: PathChange[] = [];
-        for (const line of raw) {
-          const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
-          if (file) parsed.push(file);
-        }
-        files = pairExactRenames(parsed);
+class LazyChange implements Change {
+  message = "";
+  readonly raw: string[] = [];
+  #files: PathChange[] | undefined;
+
+  constructor(readonly commit: string, readonly parents: string[], readonly time: number) {}
+
+  get files(): PathChange[] {
+    if (!this.#files) {
+      const parsed: PathChange[] = [];
+      for (const line of this.raw) {
+        const file = line[0] === ":" ? parseRaw(line) : parseNameStatus(line);
+        if (file) parsed.push(file);
       }
-      return files;
-    },
-    set files(value: PathChange[]) {
-      files = value;
-    },
-  };
+      this.#files = pairExactRenames(parsed);
+    }
+    return this.#files;
+  }
+
+  set files(value: PathChange[]) {
+    this.#files = value;
+  }
 }
 
 /**

@@ -13,13 +13,7 @@ import { BugboutError, InterruptedError } from "../errors.ts";
 import { checkRepository, defaultBranch, firstParentCount, revParse } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import {
-  type Exclusion,
-  RESULTS_VERSION,
-  type Task,
-  type TasksFile,
-  tasksFileSchema,
-} from "../records.ts";
+import { type Exclusion, RESULTS_VERSION, type TasksFile, tasksFileSchema } from "../records.ts";
 import { accessNote, clientFor, githubSetup } from "./access.ts";
 import { TestReader } from "./added_tests.ts";
 import { BlobReader } from "./blobs.ts";
@@ -277,25 +271,52 @@ async function mine(
     return candidates;
   };
 
-  // The walk first, alone, so that git has a core to itself; then every survivor's rules in one
-  // read; then candidates newest first, in batches, until `limit` tasks are found.
+  // Candidates are examined newest first, in batches, until `limit` tasks are found, while the
+  // walk goes on (its process has a core of its own): each round takes enough survivors for a
+  // batch (one read for their discovery rules, one diff and one read for their test modules).
   const survivors: Survivor[] = [];
-  const walked = await walk(
-    project,
-    head,
-    rulesAt,
-    setup.repository,
-    (survivor) => survivors.push(survivor),
-    options,
-  );
-  const candidates = await classify(survivors);
-  options.onProgress?.({ stage: "tests", candidates: candidates.length });
+  const candidates: Candidate[] = [];
+  let taken = 0;
   let at = 0;
-  for (let size = Math.max(8, config.tasks.limit + 4); at < candidates.length; size *= 2) {
-    if (examiner.done) break;
-    await examiner.examine(candidates.slice(at, at + size));
-    at += size;
+  let walking = true;
+  let size = Math.max(8, config.tasks.limit + 4);
+  let wake: (() => void) | undefined;
+  const round = () => Math.max(4 * size, 64);
+  const examining = (async () => {
+    while (!examiner.done) {
+      if (
+        candidates.length - at >= size ||
+        (!walking && at < candidates.length && taken === survivors.length)
+      ) {
+        await examiner.examine(candidates.slice(at, at + size));
+        at = Math.min(candidates.length, at + size);
+        size *= 2;
+      } else if (survivors.length - taken >= round() || (!walking && taken < survivors.length)) {
+        const chunk = survivors.slice(taken);
+        taken = survivors.length;
+        candidates.push(...await classify(chunk));
+      } else if (walking) {
+        await new Promise<void>((resolve) => wake = resolve);
+      } else break;
+    }
+  })();
+  let walked: Walked;
+  try {
+    walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
+      survivors.push(survivor);
+      if (wake && survivors.length - taken >= round()) {
+        wake();
+        wake = undefined;
+      }
+    }, options);
+  } finally {
+    walking = false;
+    wake?.();
+    await examining.catch(() => {});
   }
+  await examining;
+  candidates.push(...await classify(survivors.slice(taken)));
+  options.onProgress?.({ stage: "tests", candidates: candidates.length });
   examiner.finish(candidates.slice(at));
   for (const e of walked.excluded) excluded.push(e);
   for (const [reason, n] of Object.entries(walked.counts)) tally(counts, reason, n);

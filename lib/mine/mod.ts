@@ -9,7 +9,7 @@
  */
 
 export { EXCLUSION_REASONS, type ExclusionReason } from "./classify.ts";
-export { githubAccess } from "./access.ts";
+export { githubAccess, statementSources } from "./access.ts";
 export {
   mineAll,
   type MineOptions,

@@ -555,7 +555,10 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     }
     for (const child of cls.children) {
       if (child.kind === "class" && child.name) {
-        visitClass(child, `${path}::`, header, [...outer, name], [...outerHeaders, headerSpan(cls)]);
+        visitClass(child, `${path}::`, header, [...outer, name], [
+          ...outerHeaders,
+          headerSpan(cls),
+        ]);
       }
     }
   };
@@ -719,7 +722,8 @@ export interface ModuleHunks {
   writtenNames: string[];
 }
 
-const DEFINES = /^\s*(?:(?:async\s+)?def\s+|class\s+)?([A-Za-z_]\w*)\s*(?:[(:]|\s*(?::[^=]*)?=(?!=))/;
+const DEFINES =
+  /^\s*(?:(?:async\s+)?def\s+|class\s+)?([A-Za-z_]\w*)\s*(?:[(:]|\s*(?::[^=]*)?=(?!=))/;
 
 /**
  * The name a source line defines, if it looks like it defines one: a `def` or `class` at any
@@ -804,9 +808,7 @@ export function changedByHunks(after: TestOutline, hunks: ModuleHunks): TestChan
     }
   }
   const dynamic = [...after.dynamic].filter((name) =>
-    [...changed.values()].some((d) =>
-      d.name === name || (d.scope === "" && d.refs().has(name))
-    )
+    [...changed.values()].some((d) => d.name === name || (d.scope === "" && d.refs().has(name)))
   );
   return {
     changed: out,

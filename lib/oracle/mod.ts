@@ -134,12 +134,25 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
     durations: {},
   });
   try {
+    const unsure = (task.unsureTests ?? []).map((u) => u.file);
+    let collectedOnB: Set<string> | undefined;
     const [bTree, gTree] = await Promise.all([
       (async () => {
         const tree = await checkout(project.repository, task.parent, join(work, "B"), {
           home: project.home,
           signal,
         });
+        // What static reading could not tell, collection does: B's own tests, before the fix's.
+        if (unsure.length) {
+          collectedOnB = await collectedIds(
+            project,
+            task,
+            context,
+            tree,
+            unsure,
+            log.on("B-collect"),
+          );
+        }
         await installFiles(project.repository, task.commit, hiddenTestFiles(task), tree, signal);
         return tree;
       })(),
@@ -189,6 +202,13 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
       ? await newApiNames(task, truth.failToPass, b, { bTree, gTree })
       : undefined;
     const gTests = new Set(Object.keys(g.stable).concat(g.unstable));
+    const collected = collectedOnB
+      ? {
+        collectedNewTests: [...gTests].filter((id) =>
+          unsure.includes(id.split("::")[0]) && id.includes("::") && !collectedOnB!.has(id)
+        ).sort(),
+      }
+      : {};
     const durations: Record<string, number> = {};
     for (const [id, ms] of Object.entries(g.durations)) if (gTests.has(id)) durations[id] = ms;
     if (newApi) {
@@ -220,11 +240,48 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
       unstable: truth.unstable,
       runs: log.sorted(),
       durations,
+      ...collected,
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
     return blank("infra-error", `Infrastructure error: ${describeError(error)}`);
   }
+}
+
+/**
+ * The test ids pytest collects from `files` in `tree` (those that exist there), with
+ * `--collect-only`: one session, logged with `onRun`.
+ */
+async function collectedIds(
+  project: Project,
+  task: Task,
+  context: TaskContext,
+  tree: string,
+  files: string[],
+  onRun: (run: PytestRun) => void,
+): Promise<Set<string>> {
+  const present = await existing(tree, files);
+  if (present.length === 0) return new Set();
+  const run = await context.slots.use(() =>
+    runPytest({
+      sandbox: context.sandbox,
+      env: context.env,
+      tree,
+      targets: present,
+      pythonPath: [task.pythonPath],
+      pytestArgs: [...project.config.project.pytestArgs, "--collect-only"],
+      extraEnv: project.config.project.env,
+      timeoutMs: project.config.run.testTimeout * 1000,
+      memoryMb: project.config.run.testMemory,
+      deny: [project.repository, project.home, project.results.path],
+      scratch: join(context.work, "runs"),
+      trustPartial: true,
+      watchTree: false,
+      signal: context.signal,
+    })
+  );
+  onRun(run);
+  return new Set(Object.keys(run.outcomes));
 }
 
 /**

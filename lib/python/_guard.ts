@@ -40,6 +40,7 @@ _saved_path = list(sys.path)
 sys.path[:] = [p for p in sys.path if p not in _TREE_PATHS and p != os.path.dirname(_THIS)]
 import atexit  # noqa: E402
 import functools  # noqa: E402
+import gc  # noqa: E402
 import hashlib  # noqa: E402
 import hmac  # noqa: E402
 import inspect  # noqa: E402
@@ -187,20 +188,41 @@ _TEST_FILES = set()
 sys.addaudithook(_audit)
 
 import pytest  # noqa: E402
-import _pytest.main  # noqa: E402,F401
-import _pytest.nodes  # noqa: E402,F401
-import _pytest.python  # noqa: E402,F401
-import _pytest.reports  # noqa: E402,F401
-import _pytest.runner  # noqa: E402,F401
-import _pytest.skipping  # noqa: E402,F401
-import _pytest.unittest  # noqa: E402,F401
-import _pytest.assertion.rewrite  # noqa: E402,F401
+import _pytest.config  # noqa: E402
+import _pytest.unittest  # noqa: E402
 import pluggy  # noqa: E402,F401
 
+# pytest's own plugins, loaded once here rather than by every group's session.
+for _name in _pytest.config.default_plugins:
+    __import__("_pytest." + _name)
+
+# The machinery between a test and its report: what the integrity checks watch.
 _WATCHED_MODULES = [
-    m
-    for name, m in sorted(sys.modules.items())
-    if m is not None and (name == "pytest" or name.startswith(("_pytest", "pluggy")))
+    sys.modules[name]
+    for name in (
+        "pytest",
+        "_pytest.config",
+        "_pytest.main",
+        "_pytest.nodes",
+        "_pytest.python",
+        "_pytest.reports",
+        "_pytest.runner",
+        "_pytest.skipping",
+        "_pytest.outcomes",
+        "_pytest.unittest",
+        "_pytest.fixtures",
+        "_pytest.terminal",
+        "_pytest.capture",
+        "_pytest.assertion.rewrite",
+        "pluggy",
+        "pluggy._callers",
+        "pluggy._caller",
+        "pluggy._execution",
+        "pluggy._hooks",
+        "pluggy._manager",
+        "pluggy._result",
+    )
+    if sys.modules.get(name) is not None
 ]
 def _snapshot():
     """Identity of every attribute of pytest's and pluggy's modules and of their classes."""
@@ -334,11 +356,6 @@ class _Guard:
         self.state = {}
         self.time = {}
         self.messages = {}
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self, session):
-        # Plugins installed in the environment are loaded by now: adopt what they changed.
-        _check_integrity()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectstart(self, collector):
@@ -475,6 +492,9 @@ def _run_group(index, group):
         _TEST_FILES.add(path)
         files[path] = _digest(path)
     args = list(_CONFIG["args"]) + ["--"] + list(group)
+    # What the guard has loaded so far is never garbage: keep the child's collector (and its
+    # copy-on-write pages) off it.
+    gc.freeze()
     pid = os.fork()
     if pid == 0:
         os.setpgid(0, 0)

@@ -179,6 +179,20 @@ function fromToml(table: Record<string, unknown>, from: string): PytestRules {
   }, table.testpaths === undefined ? undefined : pick("testpaths", []));
 }
 
+/** The `[tool.pytest...]` tables at the start of `text`, up to the next other table. */
+function pytestTables(text: string): string {
+  const lines = text.split("\n");
+  let end = lines.length;
+  for (let i = 1; i < lines.length; i++) {
+    const header = lines[i].match(/^\s*\[\[?\s*([^\]]+?)\s*\]/);
+    if (header && !/^tool\s*\.\s*pytest\b/.test(header[1])) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(0, end).join("\n");
+}
+
 /** True when `path` lies under one of the rules' `testpaths` (always, when none are set). */
 export function inTestpaths(path: string, rules: PytestRules): boolean {
   return !rules.testpaths || rules.testpaths.some((d) => path === d || path.startsWith(`${d}/`));
@@ -219,11 +233,13 @@ export function rulesFromFile(name: string, text: string): PytestRules | undefin
     }
   }
   if (name === "pyproject.toml") {
-    // Most pyproject.toml files say nothing to pytest: no need to parse those.
-    if (!/^\s*\[\s*tool\s*\.\s*pytest\b/m.test(text)) return undefined;
+    // Most pyproject.toml files say nothing to pytest: no need to parse those. Of the others,
+    // only the pytest tables are parsed (the rest may change often; their rules are the same).
+    const at = text.search(/^\s*\[\s*tool\s*\.\s*pytest\b/m);
+    if (at < 0) return undefined;
     let data: Record<string, unknown>;
     try {
-      data = parseToml(text) as Record<string, unknown>;
+      data = parseToml(pytestTables(text.slice(at))) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof TomlError) return undefined;
       throw error;

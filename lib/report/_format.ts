@@ -45,6 +45,19 @@ export const STATUS_LABELS: Record<AttemptStatus, string> = {
   "infra-error": "infra error",
 };
 
+/** Status headings for the terminal's narrow tables (an agent's name and nine statuses fit). */
+export const STATUS_SHORT: Record<AttemptStatus, string> = {
+  patch: "patch",
+  "no-change": "no change",
+  timeout: "timeout",
+  crashed: "crashed",
+  "out-of-memory": "memory",
+  "too-many-processes": "procs",
+  "disk-full": "disk",
+  quota: "quota",
+  "infra-error": "infra",
+};
+
 /** Evidence roles, for people. */
 export const ROLE_LABELS: Record<EvidenceRole, string> = {
   "gold-aligned": "gold-aligned",

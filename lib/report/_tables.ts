@@ -29,6 +29,7 @@ import {
   reported,
   ROLE_LABELS,
   STATUS_LABELS,
+  STATUS_SHORT,
   tokens,
   usd,
 } from "./_format.ts";
@@ -115,18 +116,26 @@ function withShare(voice: Voice, count: string, share: string): string {
   return voice === "full" ? `${count} (${share})` : `${count} ${share}`;
 }
 
+/** Outcomes and ways of ending that most bouts never see: a column only when some agent has one. */
+const RARE = new Set<string>(["tampered", "out-of-memory", "too-many-processes", "disk-full"]);
+
+function shown(value: string, counts: readonly number[]): boolean {
+  return !RARE.has(value) || counts.some((n) => n > 0);
+}
+
 /** The "Agents" section: outcomes and resolve rates, how attempts ended, time and cost. */
 function agentsData(report: Report, voice: Voice): AgentsData {
   const name: Column<AgentRow> = { head: "Agent", cell: (a) => a.name };
   const outcomes = tableOf(voice, report.agents, [
     name,
     { head: "Tasks", num: true, cell: (a) => String(a.tasks) },
-    ...RESOLUTION_OUTCOMES.map((o): Column<AgentRow> => ({
-      head: cap(OUTCOME_LABELS[o]),
-      short: OUTCOME_SHORT[o],
-      num: true,
-      cell: (a) => String(a.outcomes[o]),
-    })),
+    ...RESOLUTION_OUTCOMES.filter((o) => shown(o, report.agents.map((a) => a.outcomes[o])))
+      .map((o): Column<AgentRow> => ({
+        head: cap(OUTCOME_LABELS[o]),
+        short: OUTCOME_SHORT[o],
+        num: true,
+        cell: (a) => String(a.outcomes[o]),
+      })),
     {
       head: "Resolve rate (95% interval)",
       only: "full",
@@ -139,11 +148,13 @@ function agentsData(report: Report, voice: Voice): AgentsData {
   const statuses = tableOf(voice, report.agents, [
     name,
     { head: "Attempts", num: true, cell: (a) => String(a.attempts) },
-    ...ATTEMPT_STATUSES.map((s): Column<AgentRow> => ({
-      head: cap(STATUS_LABELS[s]),
-      num: true,
-      cell: (a) => String(a.statuses[s]),
-    })),
+    ...ATTEMPT_STATUSES.filter((s) => shown(s, report.agents.map((a) => a.statuses[s])))
+      .map((s): Column<AgentRow> => ({
+        head: cap(STATUS_LABELS[s]),
+        short: STATUS_SHORT[s],
+        num: true,
+        cell: (a) => String(a.statuses[s]),
+      })),
   ]);
   const costs = tableOf(voice, report.agents, [
     name,

@@ -157,9 +157,11 @@ export function taskRows(ctx: Context): TaskRow[] {
           flags: [
             ...resolution?.patches[agent.name]?.flags ?? [],
             ...(blamed?.authors.has(agent.name)
-              ? [`its tests tampered with the grading: ${
-                firstTampering(blamed.authors.get(agent.name)!)
-              }`]
+              ? [
+                `its tests tampered with the grading: ${
+                  firstTampering(blamed.authors.get(agent.name)!)
+                }`,
+              ]
               : []),
           ],
         };

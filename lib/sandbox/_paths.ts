@@ -52,3 +52,15 @@ export function outermost(paths: readonly string[]): string[] {
   const unique = [...new Set(paths)];
   return unique.filter((p) => !unique.some((q) => q !== p && isWithin(p, q)));
 }
+
+/** `path` as a `find -path` pattern that matches it alone, whatever characters it holds. */
+export function findLiteral(path: string): string {
+  return path.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
+}
+
+/** `find` arguments that leave out (prune) each of `paths`, or nothing when there are none. */
+export function findPrune(paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const tests = paths.flatMap((p, i) => [...(i ? ["-o"] : []), "-path", findLiteral(p)]);
+  return ["(", ...tests, ")", "-prune", "-o"];
+}

@@ -13,7 +13,7 @@
 import { dirname } from "node:path";
 import { gitRun } from "../git.ts";
 import { run } from "../proc.ts";
-import { outermost, resolveIfExists } from "./_paths.ts";
+import { findPrune, outermost, resolveIfExists } from "./_paths.ts";
 import { AGENT_PLACES, homeDirectories, placesUnder, SECRET_PLACES, systemView } from "./view.ts";
 import { statIfExists } from "../fs.ts";
 
@@ -27,11 +27,6 @@ export interface CloneSearch {
   deny?: readonly string[];
   /** Stop looking. */
   signal?: AbortSignal;
-}
-
-/** `find -path` takes a pattern: match the path itself, whatever characters it holds. */
-function literal(path: string): string {
-  return path.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -55,11 +50,10 @@ export async function findProjectClones(search: CloneSearch): Promise<string[]> 
     if (real && (await statIfExists(real))?.isDirectory) dirs.push(real);
   }
   if (commits.length === 0 || dirs.length === 0) return [];
-  const prune = hidden.flatMap((h, i) => [...(i ? ["-o"] : []), "-path", literal(h)]);
   const found = await run([
     "find",
     ...dirs,
-    ...(prune.length ? ["(", ...prune, ")", "-prune", "-o"] : []),
+    ...findPrune(hidden),
     "-name",
     ".git",
     "-print",

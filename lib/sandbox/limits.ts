@@ -73,8 +73,11 @@ export async function diskUsage(paths: readonly string[]): Promise<number> {
   return total;
 }
 
-/** How long one look at the process table serves every meter, in milliseconds. */
-const TABLE_FRESH_MS = 100;
+/**
+ * How long one look at the process table serves every meter, in milliseconds: just under the
+ * interval, so meters sampling side by side share one pass over `/proc` per round.
+ */
+const TABLE_FRESH_MS = PROCESS_INTERVAL_MS - 100;
 let table: { at: number; children: Promise<Map<number, number[]>> } | undefined;
 
 /** Every process's children, from one pass over `/proc`, shared by meters sampling together. */

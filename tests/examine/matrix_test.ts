@@ -58,8 +58,10 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     // wrong appended to an existing module: only its new function is its test.
     ["tests/_bugbout_wrong/test_lists.py::test_chunk_remainder_of_two", "wrong", "FFPPFPF"],
     ["tests/_bugbout_tester/test_chunk_tester.py::test_partial_tail", "tester", "FFPFFPF"],
-    // cheater's conftest.py forces its own test to pass everywhere, and nobody else's.
-    ["tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed", "cheater", "PPPPPPP"],
+    // cheater's conftest.py forces its own test to pass everywhere (and nobody else's): where
+    // the test really fails, the guard sees a pass reported for a test that raised, and the
+    // session counts for nothing. Where it really passes, it passes.
+    ["tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed", "cheater", "..P..P."],
     // marker's "test" is the repository test it marked xfail(run=False).
     ["tests/_bugbout_marker/test_lists.py::test_chunk_even", "marker", "XXXXXXX"],
     ["tests/_bugbout_examiner/test_chunk_spec.py::test_last_chunk_shorter", "examiner", "FFPFFPF"],

@@ -44,7 +44,7 @@ const GOLDEN = `5 tasks from 11 changes on main (HEAD <sha>)
 Left out 6 of 11 changes:
   6  not-a-fix                    neither its title nor its changelog entry reads like a fix
 
-Statements: Problem statements: 5 from commit titles (the title only, without how it was fixed). No GitHub repository is known, so problem statements come from commit titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.
+Statements: 5 from commit titles (the title only, without how it was fixed). No GitHub repository is known, so problem statements come from commit titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.
 
 Wrote .bugbout/tasks.json
 `;

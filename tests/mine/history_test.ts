@@ -80,9 +80,12 @@ Deno.test("firstParentHistory streams first-parent changes with merges judged ag
     ]);
     // The walk does not look for renames (git's dearest work): a move is a deletion and an
     // addition, odd characters in paths and all.
-    deepEqual(changes[0].files.map(({ status, path }) => ({ status, path })).sort((a, b) =>
-      a.path.localeCompare(b.path)
-    ), [{ status: "A", path: "pkg/plain.py" }, { status: "D", path: 'pkg/we"ird name.py' }]);
+    deepEqual(
+      changes[0].files.map(({ status, path }) => ({ status, path })).sort((a, b) =>
+        a.path.localeCompare(b.path)
+      ),
+      [{ status: "A", path: "pkg/plain.py" }, { status: "D", path: 'pkg/we"ird name.py' }],
+    );
     equal(changes[1].commit, merge.sha);
     deepEqual(changes[1].files.map((f) => f.path).sort(), ["pkg/café.py", "tests/test_z.py"]);
     equal(changes[1].parents.length, 2);

@@ -1,4 +1,5 @@
 import { equal, match, ok } from "node:assert/strict";
+import { statementSources } from "../../lib/mine/access.ts";
 import { titleStatement } from "../../lib/mine/clean.ts";
 import { startFakeGithub } from "../../lib/demo/github.ts";
 import { gapToml } from "../fixtures/gaps.ts";
@@ -32,7 +33,10 @@ Deno.test("offline, a statement is the commit's title without references or how 
   const task = m.task("fix")!;
   equal(task.statement, "Fix frozen carts losing items");
   equal(task.statementSource, "commit");
-  match(m.result.file.statementNote!, /1 from a commit title \(the title only/);
+  equal(
+    statementSources(m.result.file.tasks),
+    "1 from a commit title (the title only, without how it was fixed)",
+  );
   ok(!/Issue texts read/.test(m.result.file.statementNote!));
 });
 

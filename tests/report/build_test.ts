@@ -48,12 +48,14 @@ Deno.test("buildReport() counts each contestant's outcomes over scored tasks onl
     "broke-tests": 0,
     "wrong-fix": 1,
     "no-fix": 0,
+    tampered: 0,
   });
   deepEqual(agent("claude").outcomes, {
     resolved: 2,
     "broke-tests": 1,
     "wrong-fix": 0,
     "no-fix": 0,
+    tampered: 0,
   });
   // The quota attempt at issue-12 is a no-fix.
   deepEqual(agent("cheater").outcomes, {
@@ -61,6 +63,7 @@ Deno.test("buildReport() counts each contestant's outcomes over scored tasks onl
     "broke-tests": 0,
     "wrong-fix": 2,
     "no-fix": 1,
+    tampered: 0,
   });
   for (const a of report.agents) equal(a.tasks, 3);
 });
@@ -77,7 +80,17 @@ Deno.test("buildReport() gives each resolve rate its 95% Wilson interval", () =>
 });
 
 Deno.test("buildReport() counts every attempt by status, scored or not", () => {
-  const zero = { patch: 0, "no-change": 0, timeout: 0, crashed: 0, quota: 0, "infra-error": 0 };
+  const zero = {
+    patch: 0,
+    "no-change": 0,
+    timeout: 0,
+    crashed: 0,
+    "out-of-memory": 0,
+    "too-many-processes": 0,
+    "disk-full": 0,
+    quota: 0,
+    "infra-error": 0,
+  };
   deepEqual(agent("codex").statuses, { ...zero, patch: 5 });
   deepEqual(agent("claude").statuses, { ...zero, patch: 3, timeout: 1, crashed: 1 });
   deepEqual(agent("cheater").statuses, { ...zero, patch: 4, quota: 1 });
@@ -117,7 +130,13 @@ Deno.test("buildReport() leaves an infrastructure error out of the agent's numbe
   attempt.status = "infra-error";
   const codex = buildReport(input).agents[0];
   equal(codex.tasks, 2);
-  deepEqual(codex.outcomes, { resolved: 2, "broke-tests": 0, "wrong-fix": 0, "no-fix": 0 });
+  deepEqual(codex.outcomes, {
+    resolved: 2,
+    "broke-tests": 0,
+    "wrong-fix": 0,
+    "no-fix": 0,
+    tampered: 0,
+  });
   equal(codex.statuses["infra-error"], 1);
   // 60, 90, 120, 180 s without issue-12's 300 s.
   equal(codex.medianDurationMs, 105_000);
