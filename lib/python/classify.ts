@@ -51,7 +51,10 @@ export interface GroupRun {
   suspect: GuardEvent[];
 }
 
-/** One pytest session, read: its first group's fields (most sessions have one), and every group. */
+/**
+ * One pytest session, read: its first group's fields (most sessions have one) but for the status,
+ * which is the worst of its groups', and every group.
+ */
 export interface PytestRun extends Omit<GroupRun, "complete" | "unreached"> {
   /** The process's exit code; null when it was killed by the timeout. */
   exitCode: number | null;
@@ -373,5 +376,15 @@ export function classifyRun(e: RunEvidence): PytestRun {
     suspect: [],
   };
   const { complete: _c, unreached: _u, ...rest } = first;
-  return whole(rest, groups);
+  // With several groups the session as a whole is as bad as its worst group.
+  const worst = groups.map((g) => g.status).sort((a, b) => SEVERITY[b] - SEVERITY[a])[0];
+  return whole({ ...rest, status: worst ?? rest.status }, groups);
 }
+
+const SEVERITY: Record<RunStatus, number> = {
+  ok: 0,
+  timeout: 1,
+  "out-of-memory": 2,
+  "infra-error": 3,
+  tampered: 4,
+};

@@ -32,7 +32,8 @@ export const SANDBOX_UIDS = { first: 50000, count: 10000 } as const;
 
 interface Held {
   user: SandboxUser;
-  owner: SandboxUser;
+  /** Who gets the path back: its owner before the first run took it. */
+  owner?: SandboxUser;
   count: number;
   skip: readonly string[];
 }
@@ -42,6 +43,16 @@ const users = new Map<number, number>();
 let taken: Set<number> | undefined;
 // A different start in each bugbout process makes two of them on one machine unlikely to meet.
 let next = Math.floor(Math.random() * SANDBOX_UIDS.count);
+// Changes of owner happen one at a time, in the order runs asked for them.
+let changes: Promise<void> = Promise.resolve();
+
+/** Run `change` after every change asked for before it. */
+function inTurn(change: () => Promise<void>): Promise<void> {
+  const done = changes.then(change);
+  // The caller gets this change's failure; the next change still runs.
+  changes = done.then(() => {}, () => {});
+  return done;
+}
 
 /** True when this process runs as root, so commands must be run as someone else. */
 export function runsAsRoot(): boolean {
@@ -50,14 +61,15 @@ export function runsAsRoot(): boolean {
 
 async function takenIds(): Promise<Set<number>> {
   if (taken) return taken;
-  taken = new Set();
+  const ids = new Set<number>();
   for (const file of ["/etc/passwd", "/etc/group"]) {
     for (const line of ((await readTextIfExists(file)) ?? "").split("\n")) {
       const id = Number(line.split(":")[2]);
-      if (Number.isInteger(id)) taken.add(id);
+      if (Number.isInteger(id)) ids.add(id);
     }
   }
-  return taken;
+  taken = ids;
+  return ids;
 }
 
 /** A run's hold on its user and paths; give it back with {@linkcode Handover.release}. */
@@ -76,42 +88,48 @@ export async function handOver(
   paths: readonly string[],
   skip: readonly string[] = [],
 ): Promise<Handover> {
-  // A path inside one another run holds belongs to that run's user already.
+  const avoid = await takenIds();
+  // From here to the first change of owner nothing else runs: the choice of the user and the
+  // claim on the paths are one step, so two runs sharing a path cannot both take it.
   const sharing = [...held.entries()].find(([p]) => paths.some((q) => isWithin(q, p)))?.[1];
-  const user = sharing?.user ?? await freshUser();
+  const user = sharing?.user ?? freshUser(avoid);
   users.set(user.uid, (users.get(user.uid) ?? 0) + 1);
-  const mine: string[] = [];
+  const turns: Promise<void>[] = [];
+  for (const path of paths) {
+    const before = held.get(path);
+    if (before) {
+      before.count++;
+      continue;
+    }
+    // Inside a path another run holds, the owner to give back to is that path's.
+    const enclosing = [...held.entries()].find(([p]) => isWithin(path, p))?.[1];
+    const entry: Held = { user, count: 1, skip };
+    const leave = others(path, user, skip);
+    held.set(path, entry);
+    turns.push(inTurn(async () => {
+      // The enclosing path's turn came first, so its owner is known by now.
+      const info = await Deno.lstat(path);
+      entry.owner = enclosing?.owner ?? { uid: info.uid!, gid: info.gid! };
+      await chownTree(path, user, leave);
+    }));
+  }
   const release = async () => {
-    for (const path of mine.reverse()) await giveBack(path);
+    for (const path of [...paths].reverse()) await giveBack(path);
     const left = (users.get(user.uid) ?? 1) - 1;
     if (left > 0) users.set(user.uid, left);
     else users.delete(user.uid);
   };
-  try {
-    for (const path of paths) {
-      mine.push(path);
-      const before = held.get(path);
-      if (before) {
-        before.count++;
-        continue;
-      }
-      // Inside a path another run holds, the owner to give back to is that path's.
-      const enclosing = [...held.entries()].find(([p]) => isWithin(path, p))?.[1];
-      const info = await Deno.lstat(path);
-      const owner = enclosing?.owner ?? { uid: info.uid!, gid: info.gid! };
-      const entry: Held = { user, owner, count: 1, skip };
-      held.set(path, entry);
-      await chownTree(path, user, others(path, user, skip));
-    }
-  } catch (error) {
+  // A run sharing a path waits for the run before it to have handed it over, too.
+  const waits = [...turns, changes];
+  const failed = (await Promise.allSettled(waits)).find((r) => r.status === "rejected");
+  if (failed) {
     await release();
-    throw error;
+    throw (failed as PromiseRejectedResult).reason;
   }
   return { user, release };
 }
 
-async function freshUser(): Promise<SandboxUser> {
-  const avoid = await takenIds();
+function freshUser(avoid: Set<number>): SandboxUser {
   for (let i = 0; i < SANDBOX_UIDS.count; i++) {
     const id = SANDBOX_UIDS.first + (next++ % SANDBOX_UIDS.count);
     if (!avoid.has(id) && !users.has(id)) return { uid: id, gid: id };
@@ -130,15 +148,17 @@ function others(path: string, user: SandboxUser, skip: readonly string[]): strin
   return [...skip, ...below];
 }
 
-async function giveBack(path: string): Promise<void> {
+function giveBack(path: string): Promise<void> {
   const entry = held.get(path);
-  if (!entry) return;
-  if (--entry.count > 0) return;
+  if (!entry || --entry.count > 0) return Promise.resolve();
   held.delete(path);
   // An enclosing path still held will be given back as a whole later.
-  if ([...held.keys()].some((p) => p !== path && isWithin(path, p))) return;
+  if ([...held.keys()].some((p) => p !== path && isWithin(path, p))) return Promise.resolve();
   const stillHeld = [...held.keys()].filter((p) => isWithin(p, path));
-  await chownTree(path, entry.owner, [...entry.skip, ...stillHeld]);
+  return inTurn(async () => {
+    // Never taken (its hand-over failed before the owner was known): nothing to give back.
+    if (entry.owner) await chownTree(path, entry.owner, [...entry.skip, ...stillHeld]);
+  });
 }
 
 /**

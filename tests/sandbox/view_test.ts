@@ -218,14 +218,25 @@ Deno.test({
       await write(join(tool, "root-only.txt"), `${canary}\n`, 0o600);
       await write(join(tool, "public.txt"), "public\n", 0o644);
       await write(join(works[0], "tracked.py"), "x = 1\n", 0o644);
-      const runs: SandboxResult[] = await Promise.all(works.map((work, i) =>
-        sh(
-          `id -u; cat /etc/shadow; cat ${tool}/root-only.txt; cat ${tool}/public.txt; ` +
-            `echo y >> tracked.py; echo new > new-${i}.txt && mkdir -p d/e && echo f > d/e/f; ` +
-            `echo run${i} > ${shared}/from-${i}.txt && sleep 1 && ls ${shared}`,
-          { workdir: work, readable: [tool], writable: [shared] },
-        )
-      ));
+      const alone = await tempDir();
+      works.push(alone);
+      const [runs, apart]: [SandboxResult[], SandboxResult] = await Promise.all([
+        Promise.all(
+          works.slice(0, 2).map((work, i) =>
+            sh(
+              `id -u; cat /etc/shadow; cat ${tool}/root-only.txt; cat ${tool}/public.txt; ` +
+                `echo y >> tracked.py; echo new > new-${i}.txt && mkdir -p d/e && echo f > d/e/f; ` +
+                // Both runs hold the shared path at once: each waits for the other's file.
+                `echo run${i} > ${shared}/from-${i}.txt; n=0; ` +
+                `until [ -e ${shared}/from-0.txt ] && [ -e ${shared}/from-1.txt ] || [ $n -gt 1200 ]; ` +
+                `do sleep 0.1; n=$((n+1)); done; ls ${shared}`,
+              { workdir: work, readable: [tool], writable: [shared] },
+            )
+          ),
+        ),
+        // A run at the same time that shares nothing has a user of its own.
+        sh("id -u", { workdir: alone }),
+      ]);
       for (const [i, r] of runs.entries()) {
         const [uid] = r.stdout.split("\n");
         notEqual(uid, "0", r.stdout);
@@ -237,6 +248,8 @@ Deno.test({
       }
       // Runs that share a writable path share a user; what they wrote is given back afterwards.
       equal(runs[0].stdout.split("\n")[0], runs[1].stdout.split("\n")[0]);
+      notEqual(apart.stdout.trim(), runs[0].stdout.split("\n")[0]);
+      notEqual(apart.stdout.trim(), "0");
       equal(await Deno.readTextFile(join(works[0], "tracked.py")), "x = 1\ny\n");
       for (const top of [...works, shared]) {
         const walk = async (dir: string): Promise<void> => {
