@@ -234,6 +234,9 @@ async function mine(
     if (!COUNTED_ONLY.includes(reason)) excluded.push(exclusion(c.commit, c.title, reason, detail));
   };
   const blobs = new BlobReader(repo, options.signal);
+  // Every version of the configuration files, read while the walk goes on.
+  const prefetched = rulesAt.prefetch(repo, head, blobs);
+  prefetched.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const client = clientFor(project, setup, {
     refresh: options.refresh,
     signal: options.signal,
@@ -252,7 +255,8 @@ async function mine(
   // The discovery rules in force at each survivor (one read for all new ones), then the rules on
   // its files.
   const classify = async (survivors: Survivor[]): Promise<Candidate[]> => {
-    await blobs.read(survivors.flatMap((s) => RulesHistory.blobsOf(s.rules)));
+    await prefetched;
+    await blobs.read(survivors.flatMap((s) => rulesAt.blobsOf(s.rules)));
     const candidates: Candidate[] = [];
     for (const { screened, rules } of survivors) {
       const result = classifyFiles(screened, await rulesAt.rules(rules, blobs), {

@@ -31,8 +31,6 @@ interface Unit {
   /** For a def: the text of its decorators. */
   decorators: string[];
   children: Unit[];
-  /** A plain statement inside a function: kept on the stack only, never as a child. */
-  detached?: boolean;
 }
 
 /** One test pytest would collect, as static reading sees it. */
@@ -40,12 +38,12 @@ export interface OutlineTest {
   /** `name` or `Class::name` (without parameters). */
   id: string;
   /** A digest of its definition, decorators included (parametrize cases are in there). */
-  text: string;
+  readonly text: string;
   /**
    * A digest of what else it depends on: the headers (decorators, bases, class-level statements)
    * of its classes and the module's `pytestmark`.
    */
-  context: string;
+  readonly context: string;
   /** The classes whose members it sees (its own, those it inherits from, the enclosing ones). */
   scopes: string[];
   /** Its lines (0-based, first decorator to last line), and its `def` line. */
@@ -65,7 +63,7 @@ export interface OutlineName {
   /** The class it is a member of ("" at module level). */
   scope: string;
   /** A digest of its text. */
-  text: string;
+  readonly text: string;
   /** Names its text refers to (read when asked for). */
   refs(): Set<string>;
   /** True when a change of it changes every test in its scope (setup hooks, autouse fixtures). */
@@ -214,47 +212,41 @@ function blocks(lines: string[]): Unit[] {
         const indent = indentOf(line);
         while (stack.length > 1 && indent <= stack[stack.length - 1].indent) stack.pop();
         const parent = stack[stack.length - 1];
-        const unit: Unit = {
-          kind: "other",
-          indent,
-          start: n,
-          end: n,
-          text,
-          decorators: [],
-          children: [],
-        };
-        const def = text.match(DEF);
-        if (text.startsWith("@")) unit.kind = "decorator";
-        else if (def) {
-          unit.kind = "def";
-          unit.name = def[1];
-        } else if (text.startsWith("class ")) {
-          unit.kind = "class";
-        } else {
-          const assign = text.match(ASSIGN);
-          if (assign) unit.name = assign[1];
-        }
-        // Inside a function, plain statements only make it longer: no unit is kept for them,
-        // and a def or class in there hangs from the nearest def or class above it.
-        let owner = parent;
-        for (let k = stack.length - 1; k > 0 && owner.detached; k--) owner = stack[k - 1];
-        const inFunction = parent.kind === "def" || parent.detached === true;
-        if (unit.kind === "decorator") {
-          pending.push(unit);
-        } else if (unit.kind === "other" && inFunction) {
+        const def = text.startsWith("def ") || text.startsWith("async ") ? text.match(DEF) : null;
+        const decorator = text.startsWith("@");
+        const cls = !def && text.startsWith("class ");
+        if (parent.kind === "def" && !def && !decorator && !cls) {
+          // Inside a function, plain statements only make it longer: no unit is made for them.
           pending = [];
-          unit.detached = true;
-          stack.push(unit);
+          open = parent;
         } else {
-          if ((unit.kind === "def" || unit.kind === "class") && pending.length) {
-            unit.start = pending[0].start;
-            unit.decorators = pending.map((d) => d.text);
+          const unit: Unit = {
+            kind: decorator ? "decorator" : def ? "def" : cls ? "class" : "other",
+            indent,
+            start: n,
+            end: n,
+            text,
+            decorators: [],
+            children: [],
+          };
+          if (def) unit.name = def[1];
+          else if (!decorator && !cls) {
+            const assign = text.match(ASSIGN);
+            if (assign) unit.name = assign[1];
           }
-          pending = [];
-          owner.children.push(unit);
-          stack.push(unit);
+          if (decorator) {
+            pending.push(unit);
+          } else {
+            if ((unit.kind === "def" || unit.kind === "class") && pending.length) {
+              unit.start = pending[0].start;
+              unit.decorators = pending.map((d) => d.text);
+            }
+            pending = [];
+            parent.children.push(unit);
+            stack.push(unit);
+          }
+          open = unit;
         }
-        open = unit;
       }
     }
     scan(line, state);
@@ -345,13 +337,41 @@ function refsOf(text: string): Set<string> {
   return new Set(text.match(IDENTIFIER) ?? []);
 }
 
-/** A test whose `refs` are read from its source only when first asked for. */
-function lazyTest(test: Omit<OutlineTest, "refs">, source: () => string): OutlineTest {
+/** Memoise a thunk. */
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}
+
+/**
+ * A test whose digests and `refs` are computed only when first asked for (most comparisons need
+ * none of them: they go by the lines a change touched).
+ */
+function lazyTest(
+  test: Omit<OutlineTest, "refs" | "text" | "context">,
+  lines: string[],
+  unit: Unit,
+  context: () => string,
+): OutlineTest {
   let refs: Set<string> | undefined;
+  let text: string | undefined;
   return {
     ...test,
+    get text() {
+      return text ??= digestOf(lines, unit);
+    },
+    get context() {
+      return context();
+    },
     get refs() {
-      return refs ??= refsOf(source());
+      return refs ??= refsOf(textOf(lines, unit));
     },
   };
 }
@@ -469,15 +489,18 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     dynamic: new Set(),
     marks: markUnits.map((u) => ({ start: u.start, end: u.end })),
   };
-  const marks = digest(markUnits.map((u) => textOf(lines, u)).join("\n"));
+  const marks = once(() => digest(markUnits.map((u) => textOf(lines, u)).join("\n")));
   const define = (scope: string, name: string, unit: Unit, setup: boolean) => {
     let key = scope ? `${scope}.${name}` : name;
     for (let n = 1; outline.names.has(key); n++) key = `${scope}.${name}\u0000${n}`;
     let refs: Set<string> | undefined;
+    let text: string | undefined;
     outline.names.set(key, {
       name,
       scope,
-      text: digestOf(lines, unit),
+      get text() {
+        return text ??= digestOf(lines, unit);
+      },
       refs: () => refs ??= refsOf(textOf(lines, unit)),
       setup: setup || SETUP_NAMES.has(name),
       span: { start: unit.start, end: unit.end },
@@ -490,7 +513,7 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
   const visitClass = (
     cls: Unit,
     prefix: string,
-    context: string,
+    context: () => string,
     outer: string[],
     outerHeaders: { start: number; end: number }[],
   ) => {
@@ -503,7 +526,7 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     const collected = unittest || assumedUnittest || matchesName(name, rules.classes);
     const disabled = cls.children.some((c) => c.name === "__test__" && /=\s*False/.test(c.text));
     const hasInit = methods.some((m) => m.unit.name === "__init__");
-    const header = `${context}|${classHeader(lines, cls)}`;
+    const header = once(() => `${context()}|${classHeader(lines, cls)}`);
     for (const child of cls.children) {
       if (child.kind === "other" && child.name) {
         define(name, child.name, child, false);
@@ -520,7 +543,7 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
     const path = `${prefix}${name}`;
     const owners = new Map<
       Unit,
-      { context: string; scopes: string[]; headers: { start: number; end: number }[] }
+      { context: () => string; scopes: string[]; headers: { start: number; end: number }[] }
     >();
     for (const { unit, owner } of methods) {
       const method = unit.name ?? "";
@@ -537,21 +560,24 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
             headers: [...outerHeaders, headerSpan(cls)],
           }
           : {
-            context: `${header}|${classHeader(lines, owner)}`,
+            context: once(() => `${header()}|${classHeader(lines, owner)}`),
             scopes: [...outer, name, owner.name ?? ""],
             headers: [...outerHeaders, headerSpan(cls), headerSpan(owner)],
           };
         owners.set(owner, seen);
       }
-      outline.tests.push(lazyTest({
-        id: `${path}::${method}`,
-        text: digestOf(lines, unit),
-        context: seen.context,
-        scopes: seen.scopes,
-        span: { start: unit.start, end: unit.end, def: defLine(unit) },
-        headers: seen.headers,
-        line: owner === cls ? unit.start : cls.start,
-      }, () => textOf(lines, unit)));
+      outline.tests.push(lazyTest(
+        {
+          id: `${path}::${method}`,
+          scopes: seen.scopes,
+          span: { start: unit.start, end: unit.end, def: defLine(unit) },
+          headers: seen.headers,
+          line: owner === cls ? unit.start : cls.start,
+        },
+        lines,
+        unit,
+        seen.context,
+      ));
     }
     for (const child of cls.children) {
       if (child.kind === "class" && child.name) {
@@ -569,14 +595,14 @@ export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES)
         outline.tests.push(lazyTest(
           {
             id: unit.name,
-            text: digestOf(lines, unit),
             span: { start: unit.start, end: unit.end, def: defLine(unit) },
             headers: [],
-            context: marks,
             scopes: [],
             line: unit.start,
           },
-          () => textOf(lines, unit),
+          lines,
+          unit,
+          marks,
         ));
       } else {
         define("", unit.name, unit, autouse(unit));

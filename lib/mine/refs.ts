@@ -45,14 +45,20 @@ const CLOSING_BEFORE = new RegExp(
 );
 const CITED_BEFORE = new RegExp(String.raw`\b(?:refs?|references?)` + LIST, "i");
 
+const MAY_REFER = /#\d|gh-\d|\/(?:issues|pulls?)\/\d/i;
+const KEYWORD = /close|fix|resolve|ref/i;
+
 /** Every reference in `text`, in order of appearance. */
 export function findReferences(text: string): Reference[] {
   const found: Reference[] = [];
+  if (!MAY_REFER.test(text)) return found;
   for (const match of text.matchAll(TOKEN)) {
     const g = match.groups!;
     const before = text.slice(Math.max(0, match.index! - 80), match.index!);
-    const closing = CLOSING_BEFORE.test(before);
-    const cited = !closing && CITED_BEFORE.test(before) ? { cited: true } : {};
+    // Only a keyword makes a reference closing or cited: look for one before the slow patterns.
+    const keyword = KEYWORD.test(before);
+    const closing = keyword && CLOSING_BEFORE.test(before);
+    const cited = keyword && !closing && CITED_BEFORE.test(before) ? { cited: true } : {};
     if (g.url) {
       found.push({
         kind: g.urlKind === "issues" ? "issue" : "pull",

@@ -12,7 +12,7 @@
 import { git } from "../git.ts";
 import { CONFIG_FILES, DEFAULT_RULES, type PytestRules, rulesFromFile } from "../python/mod.ts";
 import type { BlobReader } from "./blobs.ts";
-import type { PathChange } from "./history.ts";
+import { parseRaw, type PathChange } from "./history.ts";
 
 const CONFIG = new Set(CONFIG_FILES);
 
@@ -32,6 +32,8 @@ export class RulesHistory {
   #key: string;
   #rules = new Map<string, PytestRules>();
   #files = new Map<string, PytestRules | null>();
+  /** `parent:path` → the blob it names, as the history of the configuration files says. */
+  #aliases = new Map<string, string>();
 
   private constructor(blobs: Map<string, string>) {
     this.#blobs = blobs;
@@ -82,9 +84,45 @@ export class RulesHistory {
     return atG;
   }
 
+  /**
+   * Read the history of the configuration files ahead, in a process of its own that can run while
+   * the main walk does (`git log` limited to their paths, which is cheap), and every version of
+   * them in one read: once it is done, {@linkcode rules} needs no git at all.
+   */
+  async prefetch(repo: string, rev: string, reader: BlobReader): Promise<void> {
+    const listing = await git([
+      "log",
+      "--first-parent",
+      "--diff-merges=first-parent",
+      "--raw",
+      "--no-renames",
+      "--no-abbrev",
+      "--format=%x1e%P",
+      rev,
+      "--",
+      ...CONFIG_FILES.map((f) => `:(literal)${f}`),
+    ], { cwd: repo, signal: reader.signal, maxOutputBytes: 64 * 1024 * 1024 });
+    let parent = "";
+    const blobs = new Set<string>();
+    for (const line of listing.split("\n")) {
+      if (line.startsWith("\x1e")) {
+        parent = line.slice(1).split(" ")[0] ?? "";
+        continue;
+      }
+      const file = parseRaw(line);
+      if (!file || !parent) continue;
+      if (file.oldBlob) {
+        this.#aliases.set(`${parent}:${file.path}`, file.oldBlob);
+        blobs.add(file.oldBlob);
+      }
+      if (file.newBlob) blobs.add(file.newBlob);
+    }
+    await reader.read(blobs);
+  }
+
   /** Every blob a configuration `step` returned refers to (to read them all at once). */
-  static blobsOf(key: string): string[] {
-    return key.split("\n").filter(Boolean);
+  blobsOf(key: string): string[] {
+    return key.split("\n").filter(Boolean).map((name) => this.#aliases.get(name) ?? name);
   }
 
   /**
@@ -94,7 +132,7 @@ export class RulesHistory {
   async rules(key: string, reader: BlobReader): Promise<PytestRules> {
     const known = this.#rules.get(key);
     if (known) return known;
-    const blobs = key.split("\n");
+    const blobs = key.split("\n").map((name) => name && (this.#aliases.get(name) ?? name));
     const texts = await reader.read(blobs.filter(Boolean));
     let rules = DEFAULT_RULES;
     for (const [i, name] of CONFIG_FILES.entries()) {

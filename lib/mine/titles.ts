@@ -54,8 +54,13 @@ const NOT_A_BUG = new RegExp(
     String.raw`annotations?|checking|checks?)|typing|annotations?|warnings?|links?|examples?|` +
     String.raw`badges?|release|packaging|setup\.py|tox|workflows?|github\s+actions|benchmarks?|` +
     String.raw`types)\b|\b(?:typos?|spelling|docs?|documentation|docstrings?|comments?|lint|` +
-    String.raw`tests?|ci|mypy|typing|formatting|style)\s+fix(?:e[sd]|ing)?\b|` +
-    String.raw`\b(?:fix(?:e[sd]|ing)?\s+)?(?:\w+\s+){0,3}(?:found|reported|flagged)\s+by\s+` +
+    String.raw`tests?|ci|mypy|typing|formatting|style)\s+fix(?:e[sd]|ing)?\b`,
+  "gi",
+);
+
+/** "Fix issues found by flake8": what a linter reported is no bug of the code's behaviour. */
+const FOUND_BY_LINTER = new RegExp(
+  String.raw`\b(?:fix(?:e[sd]|ing)?\s+)?(?:\w+\s+){0,3}(?:found|reported|flagged)\s+by\s+` +
     String.raw`(?:flake8|pylint|mypy|ruff|codespell|bugbear|flake8-bugbear|pyflakes|pycodestyle|` +
     String.raw`lgtm|sonar\w*|pyupgrade|pyright|bandit|codeql|linters?)\b`,
   "gi",
@@ -94,7 +99,8 @@ export function proseOf(title: string): string {
  */
 export function readsLikeFix(title: string): boolean {
   let text = /^\S+$/.test(title.trim()) ? title.replace(/[-_/]+/g, " ") : proseOf(title);
-  if (/fix|found|reported|flagged/i.test(text)) text = text.replace(NOT_A_BUG, " ");
+  if (/fix/i.test(text)) text = text.replace(NOT_A_BUG, " ");
+  if (/(?:found|reported|flagged) by/i.test(text)) text = text.replace(FOUND_BY_LINTER, " ");
   // "Implement unzip (fixes #239)": a closing keyword names the issue, not a bug.
   if (FEATURE_START.test(text)) text = text.replace(CLOSING_REFERENCE, " ");
   if (STRONG.test(text)) return true;
@@ -129,25 +135,28 @@ const BRANCH_MERGE = /^Merge (?:remote-tracking )?branch '([^']+)'/;
  * request's title.
  */
 export function changeText(message: string): ChangeText {
-  const normalised = message.replace(/\r\n?/g, "\n");
-  const [subject = "", ...rest] = normalised.split("\n");
-  const body = rest.join("\n").replace(/^\n+/, "").trimEnd();
-  const github = subject.match(GITHUB_MERGE);
-  if (github) {
-    const lines = body.split("\n");
-    const title = lines[0]?.trim() ?? "";
-    const branch = github[2].includes("/")
-      ? github[2].slice(github[2].indexOf("/") + 1)
-      : github[2];
-    return {
-      title: title || subject.trim(),
-      body: lines.slice(1).join("\n").replace(/^\n+/, "").trimEnd(),
-      pullRequest: Number(github[1]),
-      branch,
-    };
+  const normalised = message.includes("\r") ? message.replace(/\r\n?/g, "\n") : message;
+  const eol = normalised.indexOf("\n");
+  const subject = eol < 0 ? normalised : normalised.slice(0, eol);
+  const body = eol < 0 ? "" : normalised.slice(eol + 1).replace(/^\n+/, "").trimEnd();
+  if (subject.startsWith("Merge ")) {
+    const github = subject.match(GITHUB_MERGE);
+    if (github) {
+      const end = body.indexOf("\n");
+      const title = (end < 0 ? body : body.slice(0, end)).trim();
+      const branch = github[2].includes("/")
+        ? github[2].slice(github[2].indexOf("/") + 1)
+        : github[2];
+      return {
+        title: title || subject.trim(),
+        body: end < 0 ? "" : body.slice(end + 1).replace(/^\n+/, "").trimEnd(),
+        pullRequest: Number(github[1]),
+        branch,
+      };
+    }
+    const local = subject.match(BRANCH_MERGE);
+    if (local) return { title: subject.trim(), body, branch: local[1] };
   }
-  const local = subject.match(BRANCH_MERGE);
-  if (local) return { title: subject.trim(), body, branch: local[1] };
   return { title: subject.trim(), body };
 }
 

@@ -102,6 +102,16 @@ export function missingModules(run: Pick<PytestRun, "failures"> | undefined): st
   return [...found].sort();
 }
 
+/** What to set for modules the tests import and the environment lacks (not the package's own). */
+function dependencyHint(modules: string[], packageName?: string): string {
+  const missing = [
+    ...new Set(modules.map((m) => m.split(".")[0]).filter((m) => m !== packageName)),
+  ];
+  if (missing.length === 0) return "";
+  return ` Add ${missing.map((m) => JSON.stringify(m)).join(", ")} to [project] ` +
+    `test-dependencies in bugbout.toml (the name on PyPI may differ).`;
+}
+
 /** Decide a task's ground truth from its runs on B and on G. */
 export function groundTruth(
   b: RepeatedRuns,
@@ -114,7 +124,9 @@ export function groundTruth(
     return {
       ...none,
       status: "unscorable",
-      reason: `pytest cannot run the fix's tests on G: ${gStuck}`,
+      reason: `pytest cannot run the fix's tests on G: ${gStuck}${
+        dependencyHint(missingModules({ failures: { G: gStuck } }), options.packageName)
+      }`,
     };
   }
   // A B that stops before any test on the same error every time fails every test: not a harness
@@ -163,12 +175,11 @@ export function groundTruth(
   }
   const gRun = g.runs.find((r) => r.status !== "infra-error");
   const gCounts = countOutcomes(gRun?.outcomes ?? {});
-  const pkg = options.packageName;
-  const missing = missingModules(gRun).filter((m) => !pkg || m.split(".")[0] !== pkg);
+  const missing = missingModules(gRun);
   const hint = missing.length
-    ? ` On G, ${missing.map((m) => `No module named '${m}'`).join(", ")}: add ${
-      missing.map((m) => JSON.stringify(m.split(".")[0])).join(", ")
-    } to [project] test-dependencies in bugbout.toml (its name on PyPI may differ).`
+    ? ` On G, ${missing.map((m) => `No module named '${m}'`).join(", ")}.${
+      dependencyHint(missing, options.packageName)
+    }`
     : "";
   let reason: string;
   if (passingOnG === 0 && unstable.size === 0) {

@@ -281,11 +281,12 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
       patches[attempt.agent] = none(tree.problem);
       return;
     }
-    const score = await scoreTree(s, tree.dir, attempt.agent, true);
-    const tampered = (score.tampering ?? []).map((e) =>
-      `tampered with the grading: ${describeEvent(e)}`
-    );
-    patches[attempt.agent] = { ...score, ...named, flags: [...named.flags, ...tampered] };
+    const { suspect, ...score } = await scoreTree(s, tree.dir, attempt.agent, true);
+    const noticed = [
+      ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
+      ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
+    ];
+    patches[attempt.agent] = { ...score, ...named, flags: [...named.flags, ...noticed] };
   }));
   // In the attempts' order, whatever order they finished in.
   return Object.fromEntries(
@@ -343,7 +344,7 @@ async function scoreTree(
   tree: string,
   name: string,
   candidate: boolean,
-): Promise<TestScore & { message?: string; tampering?: GuardEvent[] }> {
+): Promise<TestScore & { message?: string; tampering?: GuardEvent[]; suspect?: GuardEvent[] }> {
   const record = s.log.on(name);
   let untrusted: string | undefined;
   let sandboxFailed = false;
@@ -364,7 +365,10 @@ async function scoreTree(
   if (untrusted !== undefined && (!candidate || sandboxFailed)) {
     throw new InfraFailure(untrusted);
   }
-  const score = scoreRun(result!.outcomes, s.inputs.oracle);
+  const score = {
+    ...scoreRun(result!.outcomes, s.inputs.oracle),
+    ...(result!.suspect.length ? { suspect: result!.suspect } : {}),
+  };
   if (result!.status === "tampered") {
     // Whatever the tests said, a patch whose code interfered with the grading resolves nothing.
     return {

@@ -11,7 +11,14 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
-import { configRefusal, deterministicFailure, oneLine, oracleAll } from "../../lib/oracle/mod.ts";
+import {
+  configRefusal,
+  deterministicFailure,
+  groundTruth,
+  oneLine,
+  oracleAll,
+} from "../../lib/oracle/mod.ts";
+import { mergeRepeats } from "../../lib/python/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import type { Oracle, Task } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
@@ -141,7 +148,7 @@ Deno.test("a test dependency that is not installed is named, with the key to set
   const o = (await computeAll()).oracles["pretend"];
   equal(o.status, "unscorable", o.reason);
   match(o.reason!, /No module named 'pretend'/);
-  match(o.reason!, /add "pretend" to \[project\] test-dependencies/);
+  match(o.reason!, /Add "pretend" to \[project\] test-dependencies/);
 });
 
 Deno.test("fail-to-pass tests that fail on B only for a name that does not exist yet are left out as new-api", async () => {
@@ -191,4 +198,22 @@ Deno.test("oneLine and deterministicFailure keep what a table needs", () => {
   equal(deterministicFailure([stuck, stuck], refusal), refusal);
   equal(deterministicFailure([stuck, stuck]), undefined);
   equal(configRefusal({ "setup.cfg": "[tool:pytest]\naddopts = -q\n" }), undefined);
+  // A conftest.py importing a package the environment lacks stops every run the same way.
+  const conftest = {
+    ...run("ImportError while loading conftest\nE   ModuleNotFoundError: No module named 'pytz'"),
+    cause: "unrunnable" as const,
+  };
+  const truth = groundTruth(
+    mergeRepeats([conftest, conftest]),
+    mergeRepeats([conftest, conftest]),
+    {
+      packageName: "calc",
+    },
+  );
+  equal(truth.status, "unscorable");
+  equal(
+    truth.reason,
+    "pytest cannot run the fix's tests on G: ModuleNotFoundError: No module named 'pytz' Add " +
+      '"pytz" to [project] test-dependencies in bugbout.toml (the name on PyPI may differ).',
+  );
 });

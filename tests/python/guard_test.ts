@@ -117,7 +117,13 @@ const ATTACKS: [string, string, RegExp][] = [
     "                    os.write(fd, (body + '\\t' + h.hexdigest() + '\\n').encode())\n" +
     "                except OSError:\n                    pass\n" +
     "        break\n",
-    /forged a record of the results channel/,
+    /looked through the interpreter's objects \(gc\.get_objects\) \(calc\/__init__\.py:\d+\)/,
+  ],
+  [
+    "calling the guard's own reporting function from the tree",
+    BUG + "import __main__, json\n" +
+    "__main__._send({'k': 'done', 'id': 'tests/test_calc.py::test_add', 'o': 'passed'})\n",
+    /called the guard's reporting/,
   ],
   [
     "reading its open descriptors from /proc/self/fd",
@@ -172,10 +178,13 @@ for (const [name, calc, evidence] of ATTACKS) {
   Deno.test(`the guard stops a package ${name}`, async () => {
     const run = await session(calc, { timeoutMs: 20_000 });
     deepEqual(passes(run), [], `something passed: ${JSON.stringify(run.outcomes)}`);
-    // Ending the session early is not tampering by itself: it only yields nothing.
+    // Ending the session early is not tampering by itself: it only yields nothing. Nor is
+    // looking through the interpreter's objects, which here finds nothing of the guard's.
     const early = name.startsWith("a faulthandler");
-    equal(run.status, early ? "infra-error" : "tampered", run.message);
-    match(run.message ?? "", evidence);
+    const looked = name.startsWith("stealing");
+    equal(run.status, early ? "infra-error" : looked ? "ok" : "tampered", run.message);
+    const said = [run.message ?? "", ...run.suspect.map((e) => `${e.what} (${e.where})`)];
+    match(said.join("\n"), evidence);
   });
 }
 
