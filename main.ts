@@ -98,7 +98,14 @@ export {
   type SandboxProbe,
   type SandboxSetting,
 } from "./lib/sandbox/mod.ts";
-export type { Confinement, Sandbox, SandboxKind } from "./lib/sandbox/types.ts";
+export type {
+  Confinement,
+  LimitHit,
+  Limits,
+  Sandbox,
+  SandboxKind,
+  SandboxResult,
+} from "./lib/sandbox/types.ts";
 export { ResultsDir } from "./lib/store.ts";
 export { VERSION } from "./lib/version.ts";
 export { runCli } from "./lib/cli/main.ts";

@@ -50,6 +50,7 @@ export interface TestChangeSet {
 /** Reads and compares test modules, each blob and each outline at most once. */
 export class TestReader {
   #outlines = new Map<string, TestOutline | null>();
+  #reading = new Map<string, Promise<Map<string, ModuleHunks>>>();
   /** The blobs behind it. */
   readonly blobs: BlobReader;
 
@@ -79,27 +80,45 @@ export class TestReader {
   }
 
   /**
+   * Start reading what {@linkcode examine} will need for `sets` (the diff and the modules), so
+   * that the git processes run while the caller does something else.
+   */
+  prefetch(sets: readonly TestChangeSet[]): void {
+    this.#reads(sets).catch(() => {}); // examine() awaits the same reads and sees any failure
+  }
+
+  #reads(sets: readonly TestChangeSet[]): Promise<Map<string, ModuleHunks>> {
+    const key = sets.map((s) => s.commit).join(",");
+    let reads = this.#reading.get(key);
+    if (!reads) {
+      const names: string[] = [];
+      const diffed = new Set<string>();
+      const paths = new Set<string>();
+      for (const set of sets) {
+        for (const f of set.testChanges) {
+          const sides = this.#sides(set, f);
+          names.push(sides.after);
+          if (sides.before && sides.before !== sides.after) {
+            diffed.add(set.commit);
+            paths.add(f.path);
+          }
+        }
+      }
+      reads = Promise.all([
+        diffed.size ? this.#hunks([...diffed], [...paths]) : new Map<string, ModuleHunks>(),
+        this.blobs.read(names),
+      ]).then(([hunks]) => hunks);
+      this.#reading.set(key, reads);
+    }
+    return reads;
+  }
+
+  /**
    * For each change, the tests it added or changed: one `git log -p -U0` for the changed modules
    * of all of them, one `git cat-file` for the modules after the change.
    */
   async examine(sets: readonly TestChangeSet[]): Promise<AddedTests[]> {
-    const names: string[] = [];
-    const diffed = new Set<string>();
-    const paths = new Set<string>();
-    for (const set of sets) {
-      for (const f of set.testChanges) {
-        const sides = this.#sides(set, f);
-        names.push(sides.after);
-        if (sides.before && sides.before !== sides.after) {
-          diffed.add(set.commit);
-          paths.add(f.path);
-        }
-      }
-    }
-    const [hunks] = await Promise.all([
-      diffed.size ? this.#hunks([...diffed], [...paths]) : new Map<string, ModuleHunks>(),
-      this.blobs.read(names),
-    ]);
+    const hunks = await this.#reads(sets);
     return sets.map((set) => {
       const found: AddedTests = { testFiles: [], newTests: [], addedTests: [], unsure: [] };
       for (const f of [...set.testChanges].sort((a, b) => a.path.localeCompare(b.path))) {

@@ -15,6 +15,7 @@ const HEADER = /^([0-9a-f]{40,64}) (\w+) (\d+)$/;
 /** Reads blobs, each at most once. */
 export class BlobReader {
   #texts = new Map<string, string | undefined>();
+  #reading = new Map<string, Promise<void>>();
   #decoder = new TextDecoder();
   /** Blobs read from git so far (each counted once). */
   blobsRead = 0;
@@ -29,14 +30,30 @@ export class BlobReader {
     return this.#texts.get(name);
   }
 
+  /** True when an object was read already (absent ones included). */
+  has(name: string): boolean {
+    return this.#texts.has(name);
+  }
+
   /**
    * The text of each object (a blob id or `rev:path`); an absent path, or an object that is not
    * a blob, reads as undefined. One git process for whatever was not read before.
    */
   async read(names: Iterable<string>): Promise<Map<string, string | undefined>> {
     const wanted = [...new Set(names)];
-    const missing = wanted.filter((n) => !this.#texts.has(n));
-    if (missing.length) await this.#fetch(missing);
+    const missing = wanted.filter((n) => !this.#texts.has(n) && !this.#reading.has(n));
+    // Names another read is fetching already are waited for, not fetched twice.
+    const waiting = new Set(wanted.map((n) => this.#reading.get(n)).filter((p) => p));
+    if (missing.length) {
+      const fetching = this.#fetch(missing);
+      for (const name of missing) this.#reading.set(name, fetching);
+      try {
+        await fetching;
+      } finally {
+        for (const name of missing) this.#reading.delete(name);
+      }
+    }
+    await Promise.all(waiting);
     return new Map(wanted.map((n) => [n, this.#texts.get(n)]));
   }
 

@@ -73,6 +73,12 @@ export class Examiner {
     return promise;
   }
 
+  /** Start reading what examining `batch` needs (its git processes run meanwhile). */
+  prefetch(batch: readonly Candidate[]): void {
+    this.options.reader.blobs.read(batch.flatMap(changelogNames)).catch(() => {});
+    this.options.reader.prefetch(batch);
+  }
+
   /** Examine a batch of candidates (newest first), keeping tasks until the limit. */
   async examine(batch: readonly Candidate[]): Promise<void> {
     if (this.options.signal?.aborted) throw new InterruptedError();

@@ -14,6 +14,7 @@ import { checkRepository, defaultBranch, firstParentCount, revParse } from "../g
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import { type Exclusion, RESULTS_VERSION, type TasksFile, tasksFileSchema } from "../records.ts";
+import type { PytestRules } from "../python/mod.ts";
 import { accessNote, clientFor, githubSetup } from "./access.ts";
 import { TestReader } from "./added_tests.ts";
 import { BlobReader } from "./blobs.ts";
@@ -97,10 +98,11 @@ interface Walked {
   counts: Record<string, number>;
 }
 
-/** A screened change and the key of the discovery rules in force at it. */
+/** A screened change, its place in the walk and the key of the discovery rules in force at it. */
 interface Survivor {
   screened: Screened;
   rules: string;
+  index: number;
 }
 
 function tally(counts: Record<string, number>, reason: string, n = 1) {
@@ -146,7 +148,7 @@ async function walk(
       }
       const result = screenChange(change, where, { slug });
       if (result.kind === "candidate") {
-        onSurvivor({ screened: result.candidate, rules });
+        onSurvivor({ screened: result.candidate, rules, index: walked.walked });
         continue;
       }
       tally(walked.counts, result.reason);
@@ -234,9 +236,6 @@ async function mine(
     if (!COUNTED_ONLY.includes(reason)) excluded.push(exclusion(c.commit, c.title, reason, detail));
   };
   const blobs = new BlobReader(repo, options.signal);
-  // Every version of the configuration files, read while the walk goes on.
-  const prefetched = rulesAt.prefetch(repo, head, blobs);
-  prefetched.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   const client = clientFor(project, setup, {
     refresh: options.refresh,
     signal: options.signal,
@@ -252,76 +251,55 @@ async function mine(
     exclude,
     signal: options.signal,
   });
-  // The discovery rules in force at each survivor (one read for all new ones), then the rules on
-  // its files.
-  const classify = async (survivors: Survivor[]): Promise<Candidate[]> => {
-    await prefetched;
-    await blobs.read(survivors.flatMap((s) => rulesAt.blobsOf(s.rules)));
-    const candidates: Candidate[] = [];
-    for (const { screened, rules } of survivors) {
-      const result = classifyFiles(screened, await rulesAt.rules(rules, blobs), {
-        maxSourceFiles: config.tasks.maxSourceFiles,
-        tests: config.project.tests,
-      });
-      if (result.kind === "candidate") candidates.push(result.candidate);
-      else {
-        exclude(
-          { commit: screened.change.commit, title: result.title },
-          result.reason,
-          result.detail,
-        );
-      }
+  // The rules on each survivor's files, with the discovery rules in force at it: right away
+  // during the walk when those are known already (most are those at HEAD), else after it, with one
+  // read for all the configuration files still unread.
+  const candidates: { index: number; candidate: Candidate }[] = [];
+  const classifyOne = (survivor: Survivor, rules: PytestRules) => {
+    const { screened, index } = survivor;
+    const result = classifyFiles(screened, rules, {
+      maxSourceFiles: config.tasks.maxSourceFiles,
+      tests: config.project.tests,
+    });
+    if (result.kind === "candidate") candidates.push({ index, candidate: result.candidate });
+    else {
+      exclude(
+        { commit: screened.change.commit, title: result.title },
+        result.reason,
+        result.detail,
+      );
     }
-    return candidates;
   };
-
-  // Candidates are examined newest first, in batches, until `limit` tasks are found, while the
-  // walk goes on (its process has a core of its own): each round takes enough survivors for a
-  // batch (one read for their discovery rules, one diff and one read for their test modules).
-  const survivors: Survivor[] = [];
-  const candidates: Candidate[] = [];
-  let taken = 0;
-  let at = 0;
-  let walking = true;
-  let size = Math.max(8, config.tasks.limit + 4);
-  let wake: (() => void) | undefined;
-  const round = () => Math.max(4 * size, 64);
-  const examining = (async () => {
-    while (!examiner.done) {
-      if (
-        candidates.length - at >= size ||
-        (!walking && at < candidates.length && taken === survivors.length)
-      ) {
-        await examiner.examine(candidates.slice(at, at + size));
-        at = Math.min(candidates.length, at + size);
-        size *= 2;
-      } else if (survivors.length - taken >= round() || (!walking && taken < survivors.length)) {
-        const chunk = survivors.slice(taken);
-        taken = survivors.length;
-        candidates.push(...await classify(chunk));
-      } else if (walking) {
-        await new Promise<void>((resolve) => wake = resolve);
-      } else break;
+  // The configuration at HEAD, read while the walk starts.
+  const ahead = rulesAt.rules(rulesAt.key, blobs);
+  ahead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  const pending: Survivor[] = [];
+  let prefetched = false;
+  const walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
+    const rules = rulesAt.known(survivor.rules, blobs);
+    if (rules) classifyOne(survivor, rules);
+    else pending.push(survivor);
+    // The first batch is known once `limit` candidates are, and no survivor before them waits for
+    // its rules: start reading its test modules while the walk goes on.
+    if (!prefetched && pending.length === 0 && candidates.length >= config.tasks.limit) {
+      prefetched = true;
+      examiner.prefetch(candidates.slice(0, config.tasks.limit).map((c) => c.candidate));
     }
-  })();
-  let walked: Walked;
-  try {
-    walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
-      survivors.push(survivor);
-      if (wake && survivors.length - taken >= round()) {
-        wake();
-        wake = undefined;
-      }
-    }, options);
-  } finally {
-    walking = false;
-    wake?.();
-    await examining.catch(() => {});
+  }, options);
+  await ahead;
+  await blobs.read(pending.flatMap((s) => rulesAt.blobsOf(s.rules)));
+  for (const survivor of pending) classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+  const ordered = candidates.sort((a, b) => a.index - b.index).map((c) => c.candidate);
+  options.onProgress?.({ stage: "tests", candidates: ordered.length });
+
+  // Candidates newest first, in batches, until `limit` tasks are found: each batch is one diff and
+  // one read of their test modules (and changelogs).
+  let at = 0;
+  for (let size = config.tasks.limit; at < ordered.length && !examiner.done; size *= 2) {
+    await examiner.examine(ordered.slice(at, at + size));
+    at = Math.min(ordered.length, at + size);
   }
-  await examining;
-  candidates.push(...await classify(survivors.slice(taken)));
-  options.onProgress?.({ stage: "tests", candidates: candidates.length });
-  examiner.finish(candidates.slice(at));
+  examiner.finish(ordered.slice(at));
   for (const e of walked.excluded) excluded.push(e);
   for (const [reason, n] of Object.entries(walked.counts)) tally(counts, reason, n);
   const history = total === undefined ? walked.walked : await total;
@@ -354,7 +332,7 @@ async function mine(
     path,
     stats: {
       walked: walked.walked,
-      candidates: candidates.length,
+      candidates: ordered.length,
       examined: examiner.examined,
       blobsRead: blobs.blobsRead,
       readers: blobs.processes,

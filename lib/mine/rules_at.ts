@@ -12,7 +12,7 @@
 import { git } from "../git.ts";
 import { CONFIG_FILES, DEFAULT_RULES, type PytestRules, rulesFromFile } from "../python/mod.ts";
 import type { BlobReader } from "./blobs.ts";
-import { parseRaw, type PathChange } from "./history.ts";
+import type { PathChange } from "./history.ts";
 
 const CONFIG = new Set(CONFIG_FILES);
 
@@ -32,8 +32,6 @@ export class RulesHistory {
   #key: string;
   #rules = new Map<string, PytestRules>();
   #files = new Map<string, PytestRules | null>();
-  /** `parent:path` → the blob it names, as the history of the configuration files says. */
-  #aliases = new Map<string, string>();
 
   private constructor(blobs: Map<string, string>) {
     this.#blobs = blobs;
@@ -84,65 +82,42 @@ export class RulesHistory {
     return atG;
   }
 
-  /**
-   * Read the history of the configuration files ahead, in a process of its own that can run while
-   * the main walk does (`git log` limited to their paths, which is cheap), and every version of
-   * them in one read: once it is done, {@linkcode rules} needs no git at all.
-   */
-  async prefetch(repo: string, rev: string, reader: BlobReader): Promise<void> {
-    const listing = await git([
-      "log",
-      "--first-parent",
-      "--diff-merges=first-parent",
-      "--raw",
-      "--no-renames",
-      "--no-abbrev",
-      "--format=%x1e%P",
-      rev,
-      "--",
-      ...CONFIG_FILES.map((f) => `:(literal)${f}`),
-    ], { cwd: repo, signal: reader.signal, maxOutputBytes: 64 * 1024 * 1024 });
-    let parent = "";
-    const blobs = new Set<string>();
-    for (const line of listing.split("\n")) {
-      if (line.startsWith("\x1e")) {
-        parent = line.slice(1).split(" ")[0] ?? "";
-        continue;
-      }
-      const file = parseRaw(line);
-      if (!file || !parent) continue;
-      if (file.oldBlob) {
-        this.#aliases.set(`${parent}:${file.path}`, file.oldBlob);
-        blobs.add(file.oldBlob);
-      }
-      if (file.newBlob) blobs.add(file.newBlob);
-    }
-    await reader.read(blobs);
-  }
-
-  /** Every blob a configuration `step` returned refers to (to read them all at once). */
-  blobsOf(key: string): string[] {
-    return key.split("\n").filter(Boolean).map((name) => this.#aliases.get(name) ?? name);
+  /** The key of the configuration where the history stands now (at HEAD before any step). */
+  get key(): string {
+    return this.#key;
   }
 
   /**
-   * The rules of a configuration `step` returned, its files read with `reader` (each file parsed
-   * once, each configuration decided once).
+   * The rules of a configuration right away, when every file it names has been read already;
+   * undefined when some file still has to be read.
    */
-  async rules(key: string, reader: BlobReader): Promise<PytestRules> {
+  known(key: string, reader: BlobReader): PytestRules | undefined {
     const known = this.#rules.get(key);
     if (known) return known;
-    const blobs = key.split("\n").map((name) => name && (this.#aliases.get(name) ?? name));
-    const texts = await reader.read(blobs.filter(Boolean));
+    const names = this.#names(key);
+    const texts = new Map<string, string | undefined>();
+    for (const name of names) {
+      if (!name) continue;
+      if (!reader.has(name)) return undefined;
+      texts.set(name, reader.cached(name));
+    }
+    return this.#decide(key, names, texts);
+  }
+
+  #names(key: string): string[] {
+    return key.split("\n");
+  }
+
+  #decide(key: string, names: string[], texts: Map<string, string | undefined>): PytestRules {
     let rules = DEFAULT_RULES;
-    for (const [i, name] of CONFIG_FILES.entries()) {
-      const blob = blobs[i];
+    for (const [i, file] of CONFIG_FILES.entries()) {
+      const blob = names[i];
       if (!blob) continue;
-      const fileKey = `${name}:${blob}`;
+      const fileKey = `${file}:${blob}`;
       let found = this.#files.get(fileKey);
       if (found === undefined) {
         const text = texts.get(blob);
-        found = text === undefined ? null : rulesFromFile(name, text) ?? null;
+        found = text === undefined ? null : rulesFromFile(file, text) ?? null;
         this.#files.set(fileKey, found);
       }
       if (found) {
@@ -152,5 +127,21 @@ export class RulesHistory {
     }
     this.#rules.set(key, rules);
     return rules;
+  }
+
+  /** Every file a configuration `step` returned refers to (to read them all at once). */
+  blobsOf(key: string): string[] {
+    return this.#names(key).filter(Boolean);
+  }
+
+  /**
+   * The rules of a configuration `step` returned, its files read with `reader` (each file parsed
+   * once, each configuration decided once).
+   */
+  async rules(key: string, reader: BlobReader): Promise<PytestRules> {
+    const known = this.#rules.get(key);
+    if (known) return known;
+    const names = this.#names(key);
+    return this.#decide(key, names, await reader.read(names.filter(Boolean)));
   }
 }

@@ -88,7 +88,7 @@ def _send(record):
     _seq[group] = n + 1
     record["g"] = group
     record["n"] = n
-    body = _dumps(record, sort_keys=True, separators=(",", ":"))
+    body = _dumps(record, separators=(",", ":"))
     tag = _MAC.copy()
     tag.update(body.encode("utf-8"))
     data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
@@ -132,10 +132,8 @@ _PROC_SELF = ("/proc/self/", "/proc/%d/" % os.getpid(), "/proc/thread-self/", "/
 _LETHAL = {signal.SIGKILL, signal.SIGTERM, signal.SIGABRT, signal.SIGQUIT, signal.SIGSEGV}
 
 
-def _audit(event, args):
-    # Cheap filter first: most events are of no interest.
-    if event not in _WATCHED and not event.startswith("ctypes"):
-        return
+def _watch(event, args):
+    """What the audit hook does with the few events it watches (see _audit)."""
     if getattr(_in_hook, "busy", False):
         return
     _in_hook.busy = True
@@ -183,7 +181,7 @@ def _audit(event, args):
         _in_hook.busy = False
 
 
-_WATCHED = {
+_WATCHED = frozenset({
     "open",
     "os.listdir",
     "os.kill",
@@ -194,8 +192,27 @@ _WATCHED = {
     "gc.get_referents",
     "sys.settrace",
     "sys.setprofile",
-}
+    "ctypes.dlopen",
+    "ctypes.dlsym",
+    "ctypes.dlsym/handle",
+    "ctypes.addressof",
+    "ctypes.cdata",
+    "ctypes.cdata/buffer",
+    "ctypes.call_function",
+    "ctypes.string_at",
+    "ctypes.wstring_at",
+    "ctypes.PyObj_FromPtr",
+    "ctypes.create_string_buffer",
+    "ctypes.create_unicode_buffer",
+})
 _TEST_FILES = set()
+
+
+def _audit(event, args, _watched=_WATCHED, _watch=_watch):
+    # Called for every audited event (dozens per test): the test is all it may cost.
+    if event in _watched:
+        _watch(event, args)
+
 
 sys.addaudithook(_audit)
 
@@ -240,17 +257,26 @@ _WATCHED_MODULES = [
     if sys.modules.get(name) is not None
 ]
 def _snapshot():
-    """Identity of every attribute of pytest's and pluggy's modules and of their classes."""
+    """Every attribute of pytest's and pluggy's modules and of their classes, by reference (not
+    by id(): each call of it is an audit event)."""
     seen = {}
     for module in _WATCHED_MODULES:
         attrs = dict(vars(module))
-        seen[("module", module.__name__)] = {k: id(v) for k, v in attrs.items()}
+        seen[("module", module.__name__)] = attrs
         for key, value in attrs.items():
             if isinstance(value, type) and getattr(value, "__module__", "") == module.__name__:
-                seen[("class", module.__name__, key)] = {
-                    k: id(v) for k, v in vars(value).items()
-                }
+                seen[("class", module.__name__, key)] = dict(vars(value))
     return seen
+
+
+def _same(before, after):
+    """Whether two snapshots of one namespace hold the very same objects."""
+    if len(before) != len(after):
+        return False
+    for key, value in after.items():
+        if before.get(key, _same) is not value:
+            return False
+    return True
 
 
 def _owner(key):
@@ -291,11 +317,11 @@ def _check_integrity():
         if before is None:
             _BASELINE[key] = after
             continue
-        if after == before:
+        if _same(before, after):
             continue
         owner = _owner(key)
         for name in set(before) | set(after):
-            if before.get(name) == after.get(name):
+            if before.get(name, _same) is after.get(name, _same):
                 continue
             code = _code_of(vars(owner).get(name)) if owner is not None else None
             if code is not None and _is_tree(code.co_filename):
@@ -404,9 +430,6 @@ class _Guard:
                 item.obj = _witnessed(item.nodeid, func, self.calls)
         _check_integrity()
         _send({"k": "collected", "ids": [item.nodeid for item in session.items]})
-
-    def pytest_runtest_logstart(self, nodeid, location):
-        _send({"k": "start", "id": nodeid})
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_call(self, item):

@@ -330,7 +330,10 @@ export function classifyRun(e: RunEvidence): PytestRun {
   const groups = channel.groups.map((group, index) => {
     const cutShort = (why: string) => {
       const { outcomes, durations } = outcomesOf(group, e.trustPartial);
-      const running = group.running ? ` while running ${group.running}` : "";
+      // Tests run in the order they were collected: the first without an outcome was running.
+      const current = group.running ??
+        group.collected?.find((id) => !group.done.has(id) && outcomes[id] === "not-run");
+      const running = current ? ` while running ${current}` : "";
       const left = notRun(outcomes);
       return {
         status: "timeout" as RunStatus,
