@@ -13,10 +13,22 @@
 export type ChangeKind = "bug" | "feature";
 
 const FRAGMENT_DIRS =
-  /(?:^|\/)(?:changelog|changelog\.d|changes|newsfragments|news|\.changelog|\.changes|changelogs|unreleased|release-notes)\//i;
+  /(?:^|\/)(?:changelog|changelog\.d|changes|newsfragments|news|\.changelog|\.changes|changelogs|unreleased|release-notes|whatsnew\/fragments)\//i;
 const FRAGMENT_NAME = /^(?:[\w.+-]*?[-_.])?([a-z]+)(?:\.\d+)?(?:\.(?:rst|md|txt|markdown))?$/i;
 
-const BUG_TYPES = new Set(["bugfix", "bugfixes", "bug", "bugs", "fix", "fixes", "fixed"]);
+const BUG_TYPES = new Set([
+  "bugfix",
+  "bugfixes",
+  "bug",
+  "bugs",
+  "fix",
+  "fixes",
+  "fixed",
+  "crash",
+  "false_positive",
+  "false_negative",
+  "regression",
+]);
 const FEATURE_TYPES = new Set([
   "feature",
   "features",
@@ -28,6 +40,7 @@ const FEATURE_TYPES = new Set([
   "improvement",
   "improvements",
   "new",
+  "new_check",
 ]);
 
 /**

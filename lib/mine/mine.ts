@@ -273,20 +273,49 @@ async function mine(
   // The configuration at HEAD, read while the walk starts.
   const ahead = rulesAt.rules(rulesAt.key, blobs);
   ahead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-  const pending: Survivor[] = [];
+  // The first batch is the `limit` newest candidates; it is settled once no survivor newer than
+  // the last of them waits for its configuration. Until then, such
+  // survivors are classified a few dozen at a time (each read is a process); then the first
+  // batch's test modules are read while the walk goes on.
+  const limit = config.tasks.limit;
+  let pending: Survivor[] = [];
+  let inflight: Survivor[] = [];
   let prefetched = false;
+  let flushing: Promise<void> | undefined;
+  const startFirstBatch = () => {
+    if (prefetched || candidates.length < limit) return;
+    candidates.sort((a, b) => a.index - b.index);
+    const last = candidates[limit - 1].index;
+    const waiting = [...inflight, ...pending].some((s) => s.index < last);
+    if (waiting) return;
+    prefetched = true;
+    examiner.prefetch(candidates.slice(0, limit).map((c) => c.candidate));
+  };
+  const flush = () => {
+    inflight = pending;
+    pending = [];
+    flushing = (async () => {
+      await blobs.read(inflight.flatMap((s) => rulesAt.blobsOf(s.rules)));
+      for (const survivor of inflight) {
+        classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+      }
+    })().finally(() => {
+      inflight = [];
+      flushing = undefined;
+      startFirstBatch();
+      if (!prefetched && pending.length) flush();
+    });
+    flushing.catch(() => {}); // awaited after the walk
+  };
   const walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
     const rules = rulesAt.known(survivor.rules, blobs);
     if (rules) classifyOne(survivor, rules);
     else pending.push(survivor);
-    // The first batch is known once `limit` candidates are, and no survivor before them waits for
-    // its rules: start reading its test modules while the walk goes on.
-    if (!prefetched && pending.length === 0 && candidates.length >= config.tasks.limit) {
-      prefetched = true;
-      examiner.prefetch(candidates.slice(0, config.tasks.limit).map((c) => c.candidate));
-    }
+    startFirstBatch();
+    if (!prefetched && !flushing && pending.length >= 32) flush();
   }, options);
   await ahead;
+  while (flushing) await flushing;
   await blobs.read(pending.flatMap((s) => rulesAt.blobsOf(s.rules)));
   for (const survivor of pending) classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
   const ordered = candidates.sort((a, b) => a.index - b.index).map((c) => c.candidate);

@@ -780,9 +780,8 @@ export function changedByHunks(after: TestOutline, hunks: ModuleHunks): TestChan
   for (const [key, def] of after.names) {
     if (touches(def.span, hunks) || removed.has(def.name)) changed.set(key, def);
   }
-  const goneNames = new Set(
-    hunks.removedNames.filter((n) => ![...after.names.values()].some((d) => d.name === n)),
-  );
+  const defined = new Set([...after.names.values()].map((d) => d.name));
+  const goneNames = new Set(hunks.removedNames.filter((n) => !defined.has(n)));
   if (changed.size || goneNames.size) {
     for (let grew = true; grew;) {
       grew = false;

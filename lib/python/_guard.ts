@@ -442,6 +442,13 @@ class _Guard:
         self.calls[item.nodeid] = "raised" if raised else "returned"
 
     def pytest_runtest_logreport(self, report):
+        if type(report).__name__ in ("SubtestReport", "SubTestReport"):
+            # One 'with subTest()' block of a test still running: only its failure counts, and
+            # it counts against the whole test.
+            if report.failed and self.state.get(report.nodeid) not in ("failed", "error"):
+                self.state[report.nodeid] = "failed"
+                self.messages[report.nodeid] = _first_line(report)
+            return
         wasxfail = hasattr(report, "wasxfail")
         if report.when == "call":
             if report.passed:

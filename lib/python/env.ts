@@ -308,7 +308,9 @@ async function uv(args: string[], options: { cwd?: string; signal?: AbortSignal 
   try {
     return await run(["uv", ...args], {
       cwd: options.cwd,
-      env: uvEnv(),
+      // The project's metadata is built from a copy without `.git`: a version taken from git
+      // (setuptools-scm, hatch-vcs, versioneer) needs a stand-in, which changes no dependency.
+      env: uvEnv({ SETUPTOOLS_SCM_PRETEND_VERSION: "0.0.0" }),
       clearEnv: true,
       okCodes: "any",
       timeoutMs: 1_800_000,

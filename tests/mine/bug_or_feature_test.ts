@@ -55,6 +55,8 @@ Deno.test("fragmentKind, isChangelogFile and changelogKind read towncrier fragme
   equal(fragmentKind("changes/99.feature.md"), "feature");
   equal(fragmentKind("newsfragments/12.fix"), "bug");
   equal(fragmentKind("changelog/1234.doc.rst"), undefined);
+  equal(fragmentKind("doc/whatsnew/fragments/10719.false_positive"), "bug");
+  equal(fragmentKind("doc/whatsnew/fragments/10982.new_check"), "feature");
   equal(fragmentKind("docs/changelog.rst"), undefined);
   ok(isChangelogFile("CHANGES.rst") && isChangelogFile("docs/changelog.md"));
   ok(!isChangelogFile("shop/changes.py"));

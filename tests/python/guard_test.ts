@@ -214,6 +214,24 @@ Deno.test("the guard lets a package use atexit, signal, threading and subprocess
   ]);
 });
 
+Deno.test("the guard reads unittest subtests: a failing one fails its test, passing ones are no forgery", async () => {
+  const run = await session("def add(a, b):\n    return a + b\n", {
+    targets: ["tests/test_sub.py"],
+  }, {
+    "tests/test_sub.py": "import unittest\nfrom calc import add\n\n\n" +
+      "class T(unittest.TestCase):\n" +
+      "    def test_all_pass(self):\n        for i in range(5):\n" +
+      "            with self.subTest(i=i):\n                self.assertEqual(add(i, 0), i)\n\n" +
+      "    def test_one_fails(self):\n        for i in range(3):\n" +
+      "            with self.subTest(i=i):\n                self.assertNotEqual(i, 1)\n",
+  });
+  deepEqual(run.tamper, []);
+  deepEqual(run.outcomes, {
+    "tests/test_sub.py::T::test_all_pass": "passed",
+    "tests/test_sub.py::T::test_one_fails": "failed",
+  });
+});
+
 Deno.test("the guard runs each group in a process of its own: one group's sabotage reaches no other", async () => {
   await using tmp = await tempDir();
   const tree = join(tmp.path, "tree");
