@@ -92,6 +92,10 @@ Deno.test("shipped code never imports tests, benches or scripts", () => {
   deepEqual(bad, []);
 });
 
+Deno.test("tests live under tests/, never beside the code they test", () => {
+  deepEqual(files.filter((file) => /_test\.ts$/.test(file)), []);
+});
+
 Deno.test("every shipped module sits on a floor and imports only its own floor or lower ones", () => {
   const bad: string[] = [];
   for (const [file, deps] of graph) {

@@ -102,6 +102,21 @@ export function missingModules(run: Pick<PytestRun, "failures"> | undefined): st
   return [...found].sort();
 }
 
+/** The first test or module in error on a run, with its error line, for a reason; "" when none. */
+function firstError(run: PytestRun | undefined): string {
+  const id = Object.keys(run?.outcomes ?? {}).sort().find((id) => run!.outcomes[id] === "error");
+  const message = id && run?.failures?.[id];
+  if (!message) return "";
+  // pytest N turns what N-1 only warned about into errors: an older pytest runs the test.
+  const removed = message.match(/PytestRemovedIn(\d+)Warning/);
+  const pin = removed
+    ? ` A pytest older than ${+removed[1] - 1} runs it: add "pytest<${
+      +removed[1] - 1
+    }" to [project] test-dependencies.`
+    : "";
+  return ` First error, ${id}: ${oneLine(message).replace(/(?<![.…])$/, ".")}${pin}`;
+}
+
 /** What to set for modules the tests import and the environment lacks (not the package's own). */
 function dependencyHint(modules: string[], packageName?: string): string {
   const missing = [
@@ -186,7 +201,9 @@ export function groundTruth(
     const timedOut = g.runs.find((r) => r.status === "timeout" || r.status === "out-of-memory");
     reason = timedOut
       ? `No test passes on the fix: ${timedOut.message}`
-      : `No test of the fix's test files passes on the fix (G: ${describeCounts(gCounts)}).`;
+      : `No test of the fix's test files passes on the fix (G: ${describeCounts(gCounts)}).${
+        missing.length ? "" : firstError(gRun)
+      }`;
   } else if (flippedButUnstable > 0) {
     reason = `The fix makes no stable test go from failing to passing: ${
       plural(flippedButUnstable, "test")

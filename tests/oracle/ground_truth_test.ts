@@ -81,6 +81,24 @@ Deno.test("groundTruth() explains why a task is unscorable or an infrastructure 
   const noneOnG = groundTruth(twice({ "t.py::a": "failed" }), twice({ "t.py::a": "failed" }));
   match(noneOnG.reason!, /No test of the fix's test files passes on the fix \(G: 1 failed\)/);
 
+  const uncollectable = { "t.py": "error" } as const;
+  const deprecated = {
+    failures: {
+      "t.py": "t.py:3: in <module>\n    @pytest.mark.parametrize('x', gen())\n" +
+        "E   pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize",
+    },
+  };
+  const newerPytest = groundTruth(
+    twice(uncollectable, deprecated),
+    twice(uncollectable, deprecated),
+  );
+  equal(
+    newerPytest.reason,
+    "No test of the fix's test files passes on the fix (G: 1 error). First error, t.py: " +
+      "pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize. " +
+      'A pytest older than 9 runs it: add "pytest<9" to [project] test-dependencies.',
+  );
+
   const flipUnstable = groundTruth(
     twice({ "t.py::a": "failed" }),
     mergeRepeats([run({ "t.py::a": "passed" }), run({ "t.py::a": "failed" })]),

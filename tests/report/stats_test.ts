@@ -8,7 +8,7 @@ import {
   separation,
   type SeparationSample,
   wilson,
-} from "./stats.ts";
+} from "../../lib/report/stats.ts";
 
 const close = (actual: number | null, expected: number, digits = 3) =>
   assert.ok(
