@@ -295,6 +295,41 @@ export const tamperingSchema = z.object({
 /** What one author's session on one tree did to the grading. */
 export type Tampering = z.infer<typeof tamperingSchema>;
 
+/**
+ * One author's tests on one tree as their session left them, under a key made of everything that
+ * decides them (the tree's content, the author's tests, how sessions run): while the key stands,
+ * the cell is never run again.
+ */
+export const savedCellSchema = z.object({
+  key: z.string(),
+  owner: z.string(),
+  status: z.enum(RUN_STATUSES),
+  message: z.string().optional(),
+  /** Outcome of each of its tests, by matrix id. */
+  outcomes: z.record(z.string(), outcomeSchema),
+  tamper: z.array(guardEventSchema),
+  suspect: z.array(guardEventSchema),
+});
+/** One author's tests on one tree, saved for reuse. */
+export type SavedCell = z.infer<typeof savedCellSchema>;
+
+/** What a stage ran and reused, cell by cell, and what it keeps for the next time. */
+export const reuseSchema = z.object({
+  /** Cells run this time. */
+  ran: z.int().nonnegative(),
+  /** Cells taken from the last time. */
+  reused: z.int().nonnegative(),
+  /** Every cell of this result that may be reused. */
+  cells: z.array(savedCellSchema),
+  /**
+   * The key each whole unit was made from, by the unit's name (a tree, a scored patch, the sanity
+   * gates): a unit whose key stands is taken from this result as it is.
+   */
+  units: z.record(z.string(), z.string()).default({}),
+});
+/** What a stage ran and reused, and what it keeps. */
+export type Reuse = z.infer<typeof reuseSchema>;
+
 /** `matrices/<task>.json`: every author's tests on B and on every patch. */
 export const matrixSchema = z.object({
   version: z.literal(RESULTS_VERSION),
@@ -309,7 +344,10 @@ export const matrixSchema = z.object({
   unstableOnB: z.array(z.string()),
   /** Sessions in which the code under test interfered with the grading (their cells: not-run). */
   tampering: z.array(tamperingSchema).optional(),
+  /** pytest sessions run to make this matrix (not those of cells reused). */
   runs: z.array(runSummarySchema),
+  /** What was run and reused, and the cells kept for the next time. */
+  reuse: reuseSchema.optional(),
 });
 /** The cross-examination matrix of one task. */
 export type Matrix = z.infer<typeof matrixSchema>;
@@ -416,7 +454,10 @@ export const resolutionSchema = z.object({
   ),
   /** The judge's pick, scored. */
   pick: z.object({ agent: z.string().nullable(), outcome: z.enum(RESOLUTION_OUTCOMES).nullable() }),
+  /** pytest sessions run to make this resolution (not those of units reused). */
   runs: z.array(runSummarySchema),
+  /** What was run and reused, and the cells kept for the next time. */
+  reuse: reuseSchema.optional(),
 });
 /** One task scored. */
 export type Resolution = z.infer<typeof resolutionSchema>;

@@ -41,11 +41,14 @@ import {
   assembleCells,
   attemptsFingerprint,
   type AuthorTests,
+  cellKey,
   type GroupResult,
   hasCandidate,
   type Owner,
   type PreparedTree,
   prepareTree,
+  Reuser,
+  reuseSummary,
   RunLog,
   runPrepared,
   runTaskStage,
@@ -80,6 +83,8 @@ export interface ExamineContext {
   onRun?: (run: RunSummary) => void;
   /** Stop: sessions in flight are killed, then {@linkcode InterruptedError} is thrown. */
   signal?: AbortSignal;
+  /** The task's last matrix: its cells whose keys stand are not run again. */
+  previous?: Matrix;
 }
 
 /** The inputs that decide a task's matrix; a saved matrix with the same key is reused. */
@@ -125,21 +130,29 @@ export async function readMatrices(project: Project, tasks: readonly string[]): 
   return found;
 }
 
-/** One tree of the matrix while it is being built. */
-interface Pending {
-  tree: Matrix["trees"][number];
-  prepared?: PreparedTree;
-}
+type MatrixTree = Matrix["trees"][number];
 
-function treeStatus(groups: readonly GroupResult[]): Pick<Pending["tree"], "status" | "message"> {
+function treeStatus(groups: readonly GroupResult[]): Pick<MatrixTree, "status" | "message"> {
   const main = groups.find((g) => g.owner === REPOSITORY) ?? groups[0];
   if (!main) return { status: "ok" };
   return { status: main.status, ...(main.message ? { message: main.message } : {}) };
 }
 
+/** The key of how a task's sessions run: a cell made another way is not reused. */
+function sessionsKey(project: Project, task: Task, env: TestEnv): string {
+  return inputsKey({
+    rules: EXAMINE_RULES,
+    task: [task.packageDir, task.pythonPath],
+    tests: project.config.project.tests,
+    ...sessionInputs(project, env),
+  });
+}
+
 /**
  * Cross-examine one task: build B and every contestant's candidate, install every author's tests,
- * run the sessions and assemble the matrix. Never looks at G or at the hidden tests.
+ * run the sessions and assemble the matrix. Never looks at G or at the hidden tests. Cells whose
+ * key stands in `context.previous` are taken from it, and a tree none of whose cells must run is
+ * never built.
  */
 export async function examineTask(
   project: Project,
@@ -161,16 +174,17 @@ export async function examineTask(
   const suite = c.judge.runSuite
     ? (await listFiles(project.repository, task.parent, [c.project.tests]))
       .filter((p) => isTestModule(p, rules))
-    : null;
-  const buildBase = (dir: string) =>
-    checkout(project.repository, task.parent, dir, {
-      home: project.home,
-      signal,
-    });
-  const baseDir = join(work, "trees", "B");
-  await buildBase(baseDir);
-  const baseTree = await prepareTree(baseDir, authors, buildBase, signal);
-  const candidates = await candidateTrees(project, task, attempts, authors, context);
+    : [];
+  const reuse = new Reuser(context.previous?.reuse);
+  const sessions = sessionsKey(project, task, context.env);
+  // Who runs on every tree: each author with tests, then the repository's suite.
+  const runners = new Map<string, { key: string; author?: AuthorTests }>();
+  for (const a of authors) {
+    if (!a.problem && a.modules.length > 0) runners.set(a.agent, { key: a.key, author: a });
+  }
+  if (suite.length > 0) runners.set(REPOSITORY, { key: inputsKey(suite) });
+  const keyOf = (tree: string, owner: string) => cellKey(tree, runners.get(owner)!.key, sessions);
+  const missingOn = (tree: string) => [...runners.keys()].filter((o) => !reuse.has(keyOf(tree, o)));
   const log = new RunLog(context.onRun);
   const settings = sessionSettings(project, task, {
     sandbox: context.sandbox,
@@ -179,21 +193,89 @@ export async function examineTask(
     scratch: join(work, "runs"),
     signal,
   });
-  const run = async (tree: Pending["tree"], prepared: PreparedTree): Promise<TreeResult> => {
-    const groups = await runPrepared(prepared, suite, settings, log.on(tree.id));
+  /**
+   * A tree's cells: those that must run are run on the tree `prepare` makes (also when `build` is
+   * set), the rest reused. A tree that cannot be made (a patch that does not apply) runs nothing.
+   */
+  const run = async (
+    tree: MatrixTree,
+    treeKey: string,
+    prepare: (owners: string[]) => Promise<PreparedTree | { failed: string }>,
+    build = false,
+  ): Promise<TreeResult> => {
+    const missing = missingOn(treeKey);
+    const prepared = missing.length > 0 || build ? await prepare(missing) : undefined;
+    if (prepared && "failed" in prepared) {
+      return { tree: { ...tree, status: "patch-failed", message: prepared.failed }, groups: [] };
+    }
+    const fresh = prepared
+      ? await runPrepared(prepared, suite, settings, log.on(tree.id), new Set(missing))
+      : [];
+    for (const g of fresh) reuse.put(keyOf(treeKey, g.owner), g);
+    const groups = [...runners.keys()].flatMap((owner) =>
+      fresh.find((g) => g.owner === owner) ?? reuse.take(keyOf(treeKey, owner)) ?? []
+    );
     return { tree: { ...tree, ...treeStatus(groups) }, groups };
   };
-  // B runs `reruns` times, one after another; candidates run side by side with it.
+  const chosen = (owners: readonly string[]) => authors.filter((a) => owners.includes(a.agent));
+
+  // B runs `reruns` times, one after another, on one tree built for every cell any repeat lacks;
+  // candidates run side by side with it.
+  const baseKey = inputsKey({ tree: "B", parent: task.parent });
+  const repeatKey = (i: number) => `${baseKey}#${i}`;
+  const repeats = Array.from({ length: c.tasks.reruns }, (_, i) => i);
+  const baseOwners = [...new Set(repeats.flatMap((i) => missingOn(repeatKey(i))))];
+  let baseTree: Promise<PreparedTree> | undefined;
+  const prepareBase = () => {
+    const build = (dir: string) =>
+      checkout(project.repository, task.parent, dir, { home: project.home, signal });
+    const dir = join(work, "trees", "B");
+    return baseTree ??= build(dir).then(() => prepareTree(dir, chosen(baseOwners), build, signal));
+  };
   const baseRuns = (async () => {
     const results: TreeResult[] = [];
-    for (let i = 0; i < c.tasks.reruns; i++) {
+    for (const i of repeats) {
       const id = i === 0 ? "B" : `B#${i + 1}`;
-      results.push(await run({ id, kind: "base", status: "ok" }, baseTree));
+      results.push(await run({ id, kind: "base", status: "ok" }, repeatKey(i), prepareBase));
     }
     return results;
   })();
+  const paths = taskPathRules(project, task);
   const patchRuns = Promise.all(
-    candidates.map((p) => p.prepared ? run(p.tree, p.prepared) : { tree: p.tree, groups: [] }),
+    attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
+      async ({ attempt, patches }, n): Promise<TreeResult> => {
+        const tree: MatrixTree = {
+          id: attempt.agent,
+          kind: "patch",
+          agent: attempt.agent,
+          status: "ok",
+        };
+        // A candidate is B and its source changes: the patch and how paths are classified.
+        const treeKey = inputsKey({
+          parent: task.parent,
+          patch: patches.full,
+          files: attempt.files,
+          paths,
+        });
+        const unit = `tree:${tree.id}`;
+        const known = reuse.unitStands(unit, treeKey);
+        reuse.unit(unit, treeKey);
+        const before = context.previous?.trees.find((t) => t.id === tree.id);
+        if (known && before?.status === "patch-failed") return { tree: before, groups: [] };
+        const build = async (dir: string) => {
+          await checkout(project.repository, task.parent, dir, { home: project.home, signal });
+          return await applySourceChanges(dir, attempt, patches, paths, signal);
+        };
+        const dir = join(work, "trees", `p${n}`);
+        // A tree never made before is made even when no cell runs: to learn whether it applies.
+        return await run(tree, treeKey, async (owners) => {
+          const applied = await build(dir);
+          return applied.ok
+            ? await prepareTree(dir, chosen(owners), build, signal)
+            : { failed: applied.message };
+        }, !known);
+      },
+    ),
   );
   const settled = await Promise.allSettled([baseRuns, patchRuns]);
   if (signal?.aborted) throw new InterruptedError();
@@ -220,6 +302,7 @@ export async function examineTask(
       }))
     ),
     runs: log.sorted(results.map((r) => r.tree.id)),
+    reuse: reuse.saved(),
   };
 }
 
@@ -249,40 +332,6 @@ function blameOf(
   return blame;
 }
 
-/** Every contestant's candidate: B with its source changes, every author's tests installed. */
-async function candidateTrees(
-  project: Project,
-  task: Task,
-  attempts: readonly BoutAttempt[],
-  authors: Parameters<typeof prepareTree>[1],
-  context: ExamineContext,
-): Promise<Pending[]> {
-  const paths = taskPathRules(project, task);
-  const pending: Pending[] = [];
-  for (const { attempt, patches } of attempts) {
-    if (!hasCandidate(attempt, paths)) continue;
-    const tree = { id: attempt.agent, kind: "patch" as const, agent: attempt.agent };
-    const build = async (dir: string) => {
-      await checkout(project.repository, task.parent, dir, {
-        home: project.home,
-        signal: context.signal,
-      });
-      return await applySourceChanges(dir, attempt, patches, paths, context.signal);
-    };
-    const dir = join(context.work, "trees", `p${pending.length}`);
-    const applied = await build(dir);
-    pending.push(
-      applied.ok
-        ? {
-          tree: { ...tree, status: "ok" },
-          prepared: await prepareTree(dir, authors, build, context.signal),
-        }
-        : { tree: { ...tree, status: "patch-failed", message: applied.message } },
-    );
-  }
-  return pending;
-}
-
 /** Options for {@linkcode examineAll}. */
 export type ExamineOptions = StageOptions<Matrix>;
 
@@ -305,26 +354,32 @@ export async function examineAll(
 ): Promise<ExamineStage> {
   const oracles = (await readOracles(project)).oracles;
   const scorable = tasks.filter((t) => oracles[t.id]?.status === "scorable");
+  const saved = new Map<string, Matrix | undefined>();
   const stage = await runTaskStage(project, scorable, {
     name: "examine",
     inputs: async (task) => {
       const attempts = await readAttempts(project, task.id);
+      saved.set(task.id, await readMatrix(project, task.id));
       return attempts.length > 0 ? attempts : "no attempts";
     },
     key: (task, attempts, env) => matrixInputsKey(project, task, attempts, env),
-    saved: (task) => readMatrix(project, task.id),
-    reusable: (saved) => !saved.trees.some((t) => t.status === "infra-error"),
+    saved: (task) => saved.get(task.id),
+    reusable: (matrix) => !matrix.trees.some((t) => t.status === "infra-error"),
     trees: (task, attempts) =>
       project.config.tasks.reruns +
       attempts.filter((a) => hasCandidate(a.attempt, taskPathRules(project, task))).length,
-    run: (task, attempts, context) => examineTask(project, task, attempts, context),
+    run: (task, attempts, context) =>
+      examineTask(project, task, attempts, { ...context, previous: saved.get(task.id) }),
     save: (task, matrix) => project.results.write(matrixFile(task.id), matrix),
   }, options);
   const matrices = [...stage.results.values()];
+  const made = matrices.filter((m) => stage.made.has(m.task));
   return {
     matrices,
-    summary: `${plural(matrices.length, "matrix", "matrices")} (${stage.ran} new, ${
-      matrices.length - stage.ran
-    } unchanged), ${plural(stage.sessions, "pytest session")}`,
+    summary: `${plural(matrices.length, "matrix", "matrices")} (${made.length} new, ${
+      matrices.length - made.length
+    } unchanged): ${reuseSummary(made.map((m) => m.reuse))}, ${
+      plural(stage.sessions, "pytest session")
+    }`,
   };
 }

@@ -20,7 +20,9 @@ import {
   inadequateClosure,
   lookupOutcome,
   type OnSession,
+  type PreparedTree,
   prepareTree,
+  type Reuser,
   runPrepared,
   type SessionSettings,
 } from "../testbed/mod.ts";
@@ -29,27 +31,53 @@ import {
 export type GoldRuns = GroupResult[][];
 
 /**
- * Check out G under `work`, install every author's tests as cross-examination does, and run them
- * `[tasks] reruns` times on the same tree (the repository's suite is not run).
+ * Every author's tests on G, `[tasks] reruns` times (the repository's suite is not run): cells
+ * `reuse` holds under their keys are taken from it; for the rest, G is checked out under `work`
+ * once, with the tests of every author that must run installed as cross-examination installs them.
  */
 export async function replayOnGold(
   project: Project,
   task: Task,
   authors: readonly AuthorTests[],
-  options: { work: string; settings: SessionSettings; onSession: (index: number) => OnSession },
+  options: {
+    work: string;
+    settings: SessionSettings;
+    onSession: (index: number) => OnSession;
+    reuse: Reuser;
+    /** The key of the cell of `author`'s tests in repeat `index`. */
+    keyOf: (index: number, author: AuthorTests) => string;
+  },
 ): Promise<GoldRuns> {
+  const { reuse, keyOf } = options;
   const signal = options.settings.signal;
-  const build = (dir: string) =>
-    checkout(project.repository, task.commit, dir, {
-      home: project.home,
-      signal,
-    });
-  const dir = join(options.work, "G");
-  await build(dir);
-  const prepared = await prepareTree(dir, authors, build, signal);
+  const withTests = authors.filter((a) => !a.problem && a.modules.length > 0);
+  const repeats = Array.from({ length: project.config.tasks.reruns }, (_, i) => i);
+  const missing = (i: number) => withTests.filter((a) => !reuse.has(keyOf(i, a)));
+  const needed = withTests.filter((a) => repeats.some((i) => missing(i).includes(a)));
+  let prepared: PreparedTree | undefined;
+  if (needed.length > 0) {
+    const build = (dir: string) =>
+      checkout(project.repository, task.commit, dir, { home: project.home, signal });
+    const dir = join(options.work, "G");
+    await build(dir);
+    prepared = await prepareTree(dir, needed, build, signal);
+  }
   const runs: GoldRuns = [];
-  for (let i = 0; i < project.config.tasks.reruns; i++) {
-    runs.push(await runPrepared(prepared, null, options.settings, options.onSession(i)));
+  for (const i of repeats) {
+    const run = missing(i);
+    const fresh = run.length === 0 ? [] : await runPrepared(
+      prepared!,
+      null,
+      options.settings,
+      options.onSession(i),
+      new Set(run.map((a) => a.agent)),
+    );
+    for (const g of fresh) reuse.put(keyOf(i, withTests.find((a) => a.agent === g.owner)!), g);
+    runs.push(
+      withTests.flatMap((a) =>
+        fresh.find((g) => g.owner === a.agent) ?? reuse.take(keyOf(i, a)) ?? []
+      ),
+    );
   }
   return runs;
 }

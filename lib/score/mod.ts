@@ -24,7 +24,7 @@ import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import { readAttempts } from "../race/mod.ts";
 import { type Resolution, resolutionsFileSchema, RESULTS_VERSION, type Task } from "../records.ts";
-import { runTaskStage, type StageOptions } from "../testbed/mod.ts";
+import { reuseSummary, runTaskStage, type StageOptions } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
 import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
 
@@ -89,7 +89,8 @@ export async function scoreAll(
     key: (task, inputs, env) => resolutionInputsKey(project, task, inputs, env),
     saved: (task) => file.resolutions[task.id],
     reusable: (saved) => !saved.reason?.startsWith(INFRA_REASON),
-    run: (task, inputs, context) => scoreTask(project, task, inputs, context),
+    run: (task, inputs, context) =>
+      scoreTask(project, task, inputs, { ...context, previous: file.resolutions[task.id] }),
     save: (task, resolution) => {
       file.resolutions[task.id] = resolution;
       return project.results.write(RESOLUTIONS_FILE, file);
@@ -99,10 +100,13 @@ export async function scoreAll(
   const scored = mine.filter((r) => r.scored);
   const patches = scored.flatMap((r) => Object.values(r.patches));
   const resolved = patches.filter((p) => p.outcome === "resolved").length;
+  const made = mine.filter((r) => stage.made.has(r.task)).map((r) => r.reuse);
   return {
     file,
     summary: `${plural(scored.length, "task")} scored, ${mine.length - scored.length} not; ${
       plural(resolved, "patch", "patches")
-    } of ${patches.length} resolved`,
+    } of ${patches.length} resolved; ${reuseSummary(made)}, ${
+      plural(stage.sessions, "pytest session")
+    }`,
   };
 }

@@ -30,11 +30,13 @@ import type { Sandbox } from "../sandbox/types.ts";
 import {
   applySourceChanges,
   attemptsFingerprint,
+  cellKey,
   classifyPath,
   hasCandidate,
   hiddenTestFiles,
   patchedFiles,
   type PathRules,
+  Reuser,
   runGroups,
   RunLog,
   sessionInputs,
@@ -82,6 +84,8 @@ export interface ScoreContext {
   onRun?: (run: RunSummary) => void;
   /** Stop: sessions in flight are killed, then {@linkcode InterruptedError} is thrown. */
   signal?: AbortSignal;
+  /** The task's last resolution: its units and cells whose keys stand are not run again. */
+  previous?: Resolution;
 }
 
 /** The inputs that decide a task's resolution; a saved one with the same key is reused. */
@@ -111,6 +115,38 @@ export function resolutionInputsKey(
 
 class InfraFailure extends Error {}
 
+/** How the message of a patch whose run could not be trusted begins. */
+const UNTRUSTED = "pytest gave no trustworthy result on this patch";
+
+/**
+ * What decides every scored tree besides its patch: the task, its hidden tests, its ground truth
+ * and how sessions run. With a patch's identity, the key of that patch's score.
+ */
+function hiddenKey(project: Project, task: Task, oracle: Oracle, env: TestEnv): string {
+  return inputsKey({
+    rules: SCORE_RULES,
+    task: [task.commit, task.parent, task.packageDir, task.pythonPath],
+    hidden: [task.testFiles, task.supportFiles ?? []],
+    oracle: [oracle.status, oracle.failToPass, oracle.passToPass],
+    tests: project.config.project.tests,
+    ...sessionInputs(project, env),
+  });
+}
+
+/** The key of an author's tests in one repeat on G. */
+function goldCellKey(project: Project, task: Task, env: TestEnv, index: number, author: string) {
+  return cellKey(
+    `G:${task.commit}#${index}`,
+    author,
+    inputsKey({
+      rules: SCORE_RULES,
+      task: [task.packageDir, task.pythonPath],
+      tests: project.config.project.tests,
+      ...sessionInputs(project, env),
+    }),
+  );
+}
+
 /** Everything the phases of one task's scoring share. */
 interface Scoring {
   project: Project;
@@ -122,6 +158,10 @@ interface Scoring {
   log: RunLog;
   /** The hidden test modules on G. */
   targets: string[];
+  /** Cells and units of the last resolution, and what this one keeps. */
+  reuse: Reuser;
+  /** See {@linkcode hiddenKey}. */
+  hidden: string;
 }
 
 /**
@@ -138,6 +178,7 @@ export async function scoreTask(
   const { oracle, verdict } = inputs;
   const key = resolutionInputsKey(project, task, inputs, context.env);
   const log = new RunLog(context.onRun);
+  const reuse = new Reuser(context.previous?.reuse);
   const unscored = (reason: string, sanity?: Resolution["sanity"]): Resolution => ({
     task: task.id,
     inputsKey: key,
@@ -148,6 +189,7 @@ export async function scoreTask(
     evidence: {},
     pick: { agent: verdict?.pick ?? null, outcome: null },
     runs: log.sorted(),
+    reuse: reuse.saved(),
   });
   if (oracle.status !== "scorable") {
     return unscored(`${oracle.status}: ${oracle.reason ?? "no fail-to-pass test"}`);
@@ -167,6 +209,8 @@ export async function scoreTask(
       signal,
     }),
     targets: [],
+    reuse,
+    hidden: hiddenKey(project, task, oracle, context.env),
   };
   try {
     s.targets = await listFiles(project.repository, task.commit, task.testFiles);
@@ -191,6 +235,7 @@ export async function scoreTask(
         : {},
       pick: { agent: pick, outcome: pick === null ? null : scored[pick]?.outcome ?? null },
       runs: log.sorted(),
+      reuse: reuse.saved(),
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
@@ -223,6 +268,12 @@ async function sanityGates(
   s: Scoring,
 ): Promise<{ gates: NonNullable<Resolution["sanity"]>; reason?: string }> {
   const { project, task, context } = s;
+  const previous = context.previous;
+  if (previous?.sanity && s.reuse.unitStands("sanity", s.hidden)) {
+    s.reuse.unit("sanity", s.hidden);
+    const failed = previous.sanity.emptyResolves || !previous.sanity.goldResolves;
+    return { gates: previous.sanity, ...(failed ? { reason: previous.reason } : {}) };
+  }
   const score = async (name: string, change: (dir: string) => Promise<undefined>) => {
     const tree = await hiddenTree(s, name, change);
     return scoreTree(s, (tree as { dir: string }).dir, name, false);
@@ -239,6 +290,7 @@ async function sanityGates(
     emptyResolves: empty.outcome === "resolved",
     goldResolves: gold.outcome === "resolved",
   };
+  s.reuse.unit("sanity", s.hidden);
   if (gates.emptyResolves) {
     return { gates, reason: "sanity gate: the unpatched code already passes every hidden test" };
   }
@@ -260,33 +312,22 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
   const patches: Resolution["patches"] = {};
   const contestants = inputs.attempts.filter((a) => a.attempt.role === "contestant");
   await Promise.all(contestants.map(async ({ attempt, patches: texts }) => {
-    const review = attempt.status === "patch"
-      ? reviewPatch(attempt.files, await filesOf(s, base, attempt, texts.full), s.paths)
-      : { flags: [], ignored: [] };
-    const named = { flags: review.flags, ignored: review.ignored };
-    const none = (message: string) => ({ ...noFix(oracle), ...named, message });
-    if (attempt.status !== "patch") {
-      patches[attempt.agent] = none(`the attempt ended: ${attempt.status}`);
-      return;
-    }
-    if (!hasCandidate(attempt, s.paths)) {
-      patches[attempt.agent] = none("the patch changes no source file");
-      return;
-    }
-    const tree = await hiddenTree(s, `p-${attempt.agent.replace(/[^\w.-]+/g, "_")}`, async (d) => {
-      const applied = await applySourceChanges(d, attempt, texts, s.paths, context.signal);
-      return applied.ok ? undefined : applied.message;
+    // A patch's score is decided by the patch and by what decides every scored tree.
+    const unit = `patch:${attempt.agent}`;
+    const key = inputsKey({
+      hidden: s.hidden,
+      attempt: [attempt.status, attempt.files],
+      patch: texts.full,
     });
-    if ("problem" in tree) {
-      patches[attempt.agent] = none(tree.problem);
+    const before = context.previous?.patches[attempt.agent];
+    if (before && s.reuse.unitStands(unit, key)) {
+      patches[attempt.agent] = before;
+      s.reuse.unit(unit, key);
       return;
     }
-    const { suspect, ...score } = await scoreTree(s, tree.dir, attempt.agent, true);
-    const noticed = [
-      ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
-      ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
-    ];
-    patches[attempt.agent] = { ...score, ...named, flags: [...named.flags, ...noticed] };
+    patches[attempt.agent] = await scorePatch(s, base, attempt, texts);
+    // A patch whose run bugbout could not trust is scored again next time.
+    if (!patches[attempt.agent].message?.startsWith(UNTRUSTED)) s.reuse.unit(unit, key);
   }));
   // In the attempts' order, whatever order they finished in.
   return Object.fromEntries(
@@ -295,6 +336,34 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
       patches[a.attempt.agent],
     ]),
   );
+}
+
+/** One contestant's patch against the hidden tests (its source changes only). */
+async function scorePatch(
+  s: Scoring,
+  base: string,
+  attempt: BoutAttempt["attempt"],
+  texts: BoutAttempt["patches"],
+): Promise<Resolution["patches"][string]> {
+  const { inputs, context } = s;
+  const review = attempt.status === "patch"
+    ? reviewPatch(attempt.files, await filesOf(s, base, attempt, texts.full), s.paths)
+    : { flags: [], ignored: [] };
+  const named = { flags: review.flags, ignored: review.ignored };
+  const none = (message: string) => ({ ...noFix(inputs.oracle), ...named, message });
+  if (attempt.status !== "patch") return none(`the attempt ended: ${attempt.status}`);
+  if (!hasCandidate(attempt, s.paths)) return none("the patch changes no source file");
+  const tree = await hiddenTree(s, `p-${attempt.agent.replace(/[^\w.-]+/g, "_")}`, async (d) => {
+    const applied = await applySourceChanges(d, attempt, texts, s.paths, context.signal);
+    return applied.ok ? undefined : applied.message;
+  });
+  if ("problem" in tree) return none(tree.problem);
+  const { suspect, ...score } = await scoreTree(s, tree.dir, attempt.agent, true);
+  const noticed = [
+    ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
+    ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
+  ];
+  return { ...score, ...named, flags: [...named.flags, ...noticed] };
 }
 
 /** What an attempt's patch makes of its files on B; a patch that does not apply says nothing. */
@@ -329,6 +398,8 @@ async function replayAuthors(s: Scoring, base: string) {
     work: context.work,
     settings: s.settings,
     onSession: (i) => s.log.on(i === 0 ? "G" : `G#${i + 1}`),
+    reuse: s.reuse,
+    keyOf: (i, author) => goldCellKey(project, task, context.env, i, author.key),
   });
 }
 
@@ -379,9 +450,7 @@ async function scoreTree(
       tampering: result!.tamper,
     };
   }
-  if (untrusted !== undefined) {
-    return { ...score, message: `pytest gave no trustworthy result on this patch: ${untrusted}` };
-  }
+  if (untrusted !== undefined) return { ...score, message: `${UNTRUSTED}: ${untrusted}` };
   return result!.status === "ok" ? score : { ...score, message: result!.message ?? result!.status };
 }
 

@@ -20,6 +20,7 @@
  */
 
 import { dirname } from "node:path";
+import { inputsKey } from "../hash.ts";
 import { changedTests, isTestModule, type PytestRules } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import { type FileChange, type FileState, patchedFiles, stateText } from "./patched.ts";
@@ -50,6 +51,8 @@ export interface AuthorTests {
   modules: AuthorModule[];
   /** Why none of its tests can run, when that is so (its patch does not apply). */
   problem?: string;
+  /** What identifies its tests (its name, directory and test-only patch), for reusing cells. */
+  key: string;
 }
 
 /**
@@ -154,6 +157,7 @@ export async function readAuthorTests(
     shared: true,
     files: new Map(),
     modules: [],
+    key: inputsKey({ agent: input.agent, dir: input.dir, patch: input.patch, files: part }),
   };
   if (part.length === 0 || input.patch.trim() === "") return author;
   let changes: Map<string, FileChange>;

@@ -68,6 +68,7 @@ export {
   type Replay,
   replayClass,
 } from "./roles.ts";
+export { cellKey, Reuser, reuseSummary } from "./reuse.ts";
 export { countOutcomes, RunLog, summariseRun } from "./runs.ts";
 export {
   type GroupResult,

@@ -21,7 +21,7 @@ import {
   runPytest,
   type TestPython,
 } from "../python/mod.ts";
-import type { Outcome, RunStatus } from "../records.ts";
+import { type Outcome, REPOSITORY, type RunStatus } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { AuthorTests } from "./authors.ts";
 import {
@@ -206,21 +206,23 @@ export async function prepareTree(
 
 /**
  * Run a prepared tree once: the suite (when given) and shared authors in one session, each in a
- * process of its own, then each in-place author in its own session. Results are per author, the
- * repository last.
+ * process of its own, then each in-place author in its own session; only the owners `only` names,
+ * when given. Results are per author, the repository after the shared authors.
  */
 export async function runPrepared(
   tree: PreparedTree,
   suite: readonly string[] | null,
   settings: SessionSettings,
   onSession: OnSession,
+  only?: ReadonlySet<string>,
 ): Promise<GroupResult[]> {
-  const groups = tree.shared.map((a) =>
+  const wanted = (owner: string) => only === undefined || only.has(owner);
+  const groups = tree.shared.filter((a) => wanted(a.agent)).map((a) =>
     authorGroup(a.agent, a.modules, { mode: "beside", dir: a.dir })
   );
-  if (suite && suite.length > 0) groups.push(suiteGroup(suite));
+  if (suite && suite.length > 0 && wanted(REPOSITORY)) groups.push(suiteGroup(suite));
   const results = await runGroups(tree.dir, groups, settings, onSession, tree.rebuild);
-  for (const { author, dir } of tree.isolated) {
+  for (const { author, dir } of tree.isolated.filter((i) => wanted(i.author.agent))) {
     const group = authorGroup(author.agent, author.modules, { mode: "in-place", dir: author.dir });
     results.push(...await runGroups(dir, [group], settings, onSession, tree.rebuild));
   }

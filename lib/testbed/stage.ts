@@ -105,7 +105,7 @@ export interface StageRun<R> {
   /** Results of the chosen tasks (new or reused), in task order. */
   results: Map<string, R>;
   /** Tasks whose work ran. */
-  ran: number;
+  made: Set<string>;
   /** Tasks whose saved result stood. */
   reused: number;
   /** Tasks with nothing to do. */
@@ -124,7 +124,13 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
   const { signal } = options;
   const emit = options.onProgress ?? (() => {});
   const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : [...tasks];
-  const outcome: StageRun<R> = { results: new Map(), ran: 0, reused: 0, skipped: 0, sessions: 0 };
+  const outcome: StageRun<R> = {
+    results: new Map(),
+    made: new Set(),
+    reused: 0,
+    skipped: 0,
+    sessions: 0,
+  };
   if (chosen.length === 0) return outcome;
   await project.results.ensure();
   const workTop = project.cacheDir(stage.name);
@@ -182,7 +188,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
       saving = saving.then(() => stage.save(task, result));
       await saving;
       done.set(task.id, result);
-      outcome.ran++;
+      outcome.made.add(task.id);
       emit({ event: "done", task: task.id, result });
     });
   };

@@ -26,7 +26,7 @@ import { Project } from "../../lib/project.ts";
 import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
-import type { Attempt, Task } from "../../lib/records.ts";
+import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";
 import { ENVS_DIR, sandbox } from "../python/_shared.ts";
@@ -275,3 +275,57 @@ export async function saveAll(bout: Bout, scripts: readonly Script[] = SCRIPTS):
     await Deno.remove(scratch, { recursive: true }).catch(() => {});
   }
 }
+
+const LETTERS: Record<string, Outcome> = {
+  P: "passed",
+  F: "failed",
+  E: "error",
+  S: "skipped",
+  X: "xfailed",
+  ".": "not-run",
+};
+
+/** A matrix's rows as `[test, author, one letter per tree]`, for tables written by hand. */
+export function rows(matrix: Matrix): [string, string, string][] {
+  const letter = (o: Outcome) => Object.entries(LETTERS).find(([, v]) => v === o)![0];
+  return matrix.tests.map((t) => [
+    t.id,
+    t.author,
+    matrix.trees.map((tree) => letter(matrix.cells[t.id][tree.id])).join(""),
+  ]);
+}
+
+/**
+ * The matrix of {@linkcode SCRIPTS}, one letter per tree: B, B#2, fixer, wrong, cheater, marker,
+ * printer. chunk() on them: n//s, n//s, ceil, +1 if remainder >= 2, n//s, n//s + 1, n//s.
+ */
+export const ALL_ROWS: [string, string, string][] = [
+  ["tests/_bugbout_fixer/test_chunk_fix.py::test_keeps_remainder", "fixer", "FFPFFPF"],
+  ["tests/_bugbout_fixer/test_chunk_fix.py::test_exact_multiple", "fixer", "PPPPPFP"],
+  // wrong appended to an existing module: only its new function is its test.
+  ["tests/_bugbout_wrong/test_lists.py::test_chunk_remainder_of_two", "wrong", "FFPPFPF"],
+  ["tests/_bugbout_tester/test_chunk_tester.py::test_partial_tail", "tester", "FFPFFPF"],
+  // cheater's conftest.py forces its own test to pass everywhere (and nobody else's): where
+  // the test really fails, the guard sees a pass reported for a test that raised, and the
+  // session counts for nothing. Where it really passes, it passes.
+  ["tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed", "cheater", "..P..P."],
+  // marker's "test" is the repository test it marked xfail(run=False).
+  ["tests/_bugbout_marker/test_lists.py::test_chunk_even", "marker", "XXXXXXX"],
+  ["tests/_bugbout_examiner/test_chunk_spec.py::test_last_chunk_shorter", "examiner", "FFPFFPF"],
+  [
+    "tests/_bugbout_examiner/test_chunk_spec.py::test_even_split_unchanged",
+    "examiner",
+    "PPPPPFP",
+  ],
+  ["tests/test_durations.py::test_single_units", "repository", "PPPPPPP"],
+  ["tests/test_durations.py::test_rejects_garbage", "repository", "PPPPPPP"],
+  // The repository's own copy of the test marker marked still runs unmarked, and fails on
+  // marker's patch (one chunk too many).
+  ["tests/test_lists.py::test_chunk_even", "repository", "PPPPPFP"],
+  ["tests/test_lists.py::test_flatten", "repository", "PPPPPPP"],
+  ["tests/test_stats.py::test_mean", "repository", "PPPPPPP"],
+  ["tests/test_stats.py::test_mean_of_nothing", "repository", "PPPPPPP"],
+  ["tests/test_stats.py::test_median_odd_and_even", "repository", "PPPPPPP"],
+  ["tests/test_text.py::test_wrap_short_text", "repository", "PPPPPPP"],
+  ["tests/test_text.py::test_title_case", "repository", "PPPPPPP"],
+];

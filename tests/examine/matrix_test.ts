@@ -2,29 +2,10 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { examineAll, readMatrix } from "../../lib/examine/mod.ts";
 import { judgeAll, readVerdicts } from "../../lib/judge/mod.ts";
 import { oracleAll } from "../../lib/oracle/mod.ts";
-import type { Matrix, Outcome } from "../../lib/records.ts";
+import type { Matrix } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { tempDir } from "../python/_shared.ts";
-import { buildBout, saveAll, type Script } from "./_bout.ts";
-
-const LETTERS: Record<string, Outcome> = {
-  P: "passed",
-  F: "failed",
-  E: "error",
-  S: "skipped",
-  X: "xfailed",
-  ".": "not-run",
-};
-
-/** A matrix's rows as `[test, author, one letter per tree]`, for tables written by hand. */
-function rows(matrix: Matrix): [string, string, string][] {
-  const letter = (o: Outcome) => Object.entries(LETTERS).find(([, v]) => v === o)![0];
-  return matrix.tests.map((t) => [
-    t.id,
-    t.author,
-    matrix.trees.map((tree) => letter(matrix.cells[t.id][tree.id])).join(""),
-  ]);
-}
+import { ALL_ROWS, buildBout, rows, saveAll, type Script } from "./_bout.ts";
 
 Deno.test("examineAll() runs every author's tests on B and on every candidate, one session per tree", async () => {
   await using dir = await tempDir();
@@ -50,38 +31,7 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     { id: "marker", kind: "patch", agent: "marker", status: "ok" },
     { id: "printer", kind: "patch", agent: "printer", status: "ok" },
   ]);
-  // Trees:            B, B#2, fixer, wrong, cheater, marker, printer.
-  // chunk() on them:  n//s, n//s, ceil, +1 if remainder >= 2, n//s, n//s + 1, n//s.
-  deepEqual(rows(matrix), [
-    ["tests/_bugbout_fixer/test_chunk_fix.py::test_keeps_remainder", "fixer", "FFPFFPF"],
-    ["tests/_bugbout_fixer/test_chunk_fix.py::test_exact_multiple", "fixer", "PPPPPFP"],
-    // wrong appended to an existing module: only its new function is its test.
-    ["tests/_bugbout_wrong/test_lists.py::test_chunk_remainder_of_two", "wrong", "FFPPFPF"],
-    ["tests/_bugbout_tester/test_chunk_tester.py::test_partial_tail", "tester", "FFPFFPF"],
-    // cheater's conftest.py forces its own test to pass everywhere (and nobody else's): where
-    // the test really fails, the guard sees a pass reported for a test that raised, and the
-    // session counts for nothing. Where it really passes, it passes.
-    ["tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed", "cheater", "..P..P."],
-    // marker's "test" is the repository test it marked xfail(run=False).
-    ["tests/_bugbout_marker/test_lists.py::test_chunk_even", "marker", "XXXXXXX"],
-    ["tests/_bugbout_examiner/test_chunk_spec.py::test_last_chunk_shorter", "examiner", "FFPFFPF"],
-    [
-      "tests/_bugbout_examiner/test_chunk_spec.py::test_even_split_unchanged",
-      "examiner",
-      "PPPPPFP",
-    ],
-    ["tests/test_durations.py::test_single_units", "repository", "PPPPPPP"],
-    ["tests/test_durations.py::test_rejects_garbage", "repository", "PPPPPPP"],
-    // The repository's own copy of the test marker marked still runs unmarked, and fails on
-    // marker's patch (one chunk too many).
-    ["tests/test_lists.py::test_chunk_even", "repository", "PPPPPFP"],
-    ["tests/test_lists.py::test_flatten", "repository", "PPPPPPP"],
-    ["tests/test_stats.py::test_mean", "repository", "PPPPPPP"],
-    ["tests/test_stats.py::test_mean_of_nothing", "repository", "PPPPPPP"],
-    ["tests/test_stats.py::test_median_odd_and_even", "repository", "PPPPPPP"],
-    ["tests/test_text.py::test_wrap_short_text", "repository", "PPPPPPP"],
-    ["tests/test_text.py::test_title_case", "repository", "PPPPPPP"],
-  ]);
+  deepEqual(rows(matrix), ALL_ROWS);
   deepEqual(
     [...new Set(matrix.tests.map((t) => `${t.author}:${t.authorRole}`))],
     [
@@ -95,6 +45,8 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     ],
   );
   deepEqual(matrix.unstableOnB, []);
+  // Every cell ran: 7 authors with tests (the repository's suite among them) on 7 trees.
+  deepEqual([matrix.reuse?.ran, matrix.reuse?.reused], [49, 0]);
   // One shared session per tree, plus one per tree for cheater, whose conftest.py is its own.
   equal(matrix.runs.length, 14);
   deepEqual(

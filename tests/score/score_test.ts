@@ -132,11 +132,13 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
     cheater: {
       tests: tests(
         [
+          // Its conftest.py forces the test to pass where it fails: the guard voids those
+          // sessions (B and its own candidate), so the test proves nothing either way.
           "tests/_bugbout_cheater/test_cheat.py::test_chunk_fixed",
+          ".",
+          ".",
           "P",
-          "P",
-          "P",
-          "regression-only",
+          "not-comparable",
         ],
       ),
       inadequateClosure: true,
