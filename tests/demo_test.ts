@@ -1,4 +1,4 @@
-import { equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { resolutionsFileSchema } from "../lib/records.ts";
 import { runBugbout, tempDir } from "./_helpers.ts";
@@ -31,10 +31,27 @@ Deno.test("bugbout demo runs a whole bout whose printed numbers match the files 
     equal(Number(cells[4]), count("wrong-fix"), row);
     equal(Number(cells[5]), count("no-fix"), row);
   }
-  // The careful agent resolves everything; the cheat's conftest is never applied.
-  equal(scored.every((r) => r.patches["scripted-careful"].outcome === "resolved"), true);
+  // No agent is right everywhere; the cheat's conftest is never applied.
+  const resolvedBy = (agent: string) =>
+    scored.filter((r) => r.patches[agent]?.outcome === "resolved").map((r) => r.task).sort();
+  deepEqual(resolvedBy("scripted-careful"), ["issue-3", "issue-5", "issue-8"]);
+  deepEqual(resolvedBy("scripted-sloppy"), ["issue-11"]);
   equal(scored.every((r) => r.patches["scripted-cheat"].outcome !== "resolved"), true);
   ok(scored.every((r) => r.patches["scripted-cheat"].flags.length > 0));
+  // The judge, from the cross-examination alone, picks the real fix wherever there is one (above
+  // the best single agent) and abstains on the task nobody fixed.
+  deepEqual(
+    Object.fromEntries(scored.map((r) => [r.task, [r.pick.agent, r.pick.outcome]])),
+    {
+      "issue-3": ["scripted-careful", "resolved"],
+      "issue-5": ["scripted-careful", "resolved"],
+      "issue-8": ["scripted-careful", "resolved"],
+      "issue-11": ["scripted-sloppy", "resolved"],
+      "issue-14": [null, null],
+    },
+  );
+  match(run.stdout, /the judge's picks\s+4\s+5/);
+  match(run.stdout, /best single agent \(scripted-careful\)\s+3\s+5/);
   match(run.stdout, /HTML report: .*report\.html/);
   ok((await Deno.stat(join(results, "report.html"))).isFile);
 });

@@ -15,7 +15,7 @@ Deno.test("docs/examples/custom_agent.ts races an agent written in code and prin
   });
   const script = await writePlaybookAgent(
     join(dir.path, "agents"),
-    demoPlaybook("careful", fixture.fixes, fixture.github.items),
+    demoPlaybook("fixer", fixture.fixes, fixture.github.items),
   );
   await Deno.writeTextFile(
     join(fixture.dir, "bugbout.toml"),

@@ -50,8 +50,19 @@ Deno.test("bugbout run carries a bout through every stage, resumes, and renders 
   const resolutions = resolutionsFileSchema.parse(
     JSON.parse(await Deno.readTextFile(join(results, "resolutions.json"))),
   );
-  const outcomes = Object.values(resolutions.resolutions).map((r) => r.patches.careful?.outcome);
-  deepEqual(outcomes, ["resolved", "resolved", "resolved"]);
+  // The three newest tasks: careful fixes only issue-8 of them, sloppy only issue-11.
+  deepEqual(
+    Object.fromEntries(
+      Object.values(resolutions.resolutions).map((
+        r,
+      ) => [r.task, [r.patches.careful?.outcome, r.patches.sloppy?.outcome]]),
+    ),
+    {
+      "issue-14": ["wrong-fix", "wrong-fix"],
+      "issue-11": ["wrong-fix", "resolved"],
+      "issue-8": ["resolved", "wrong-fix"],
+    },
+  );
 
   // Again: nothing runs twice.
   const again = await runBugbout(["run"], { cwd: fixture.dir, env });
@@ -64,6 +75,8 @@ Deno.test("bugbout run carries a bout through every stage, resumes, and renders 
   equal(added.code, 0, added.stderr);
   match(added.stderr, /race +3 attempt\(s\) ran, 6 already done/);
   ok(!/careful started/.test(added.stderr));
+  // Cross-examination runs only the newcomer's tree and its tests; the rest is reused.
+  match(added.stderr, /examine +3 matrices \(3 new, 0 unchanged\): \d+ cells ran, [1-9]\d* reused/);
 
   // Re-judge and re-score one task without racing.
   const focused = await runBugbout(["run", "--no-race", "--task", "issue-14"], {
@@ -81,13 +94,13 @@ Deno.test("bugbout run carries a bout through every stage, resumes, and renders 
   const json = await runBugbout(["report", "--format", "json"], { cwd: fixture.dir, env });
   const report = reportSchema.parse(JSON.parse(json.stdout));
   deepEqual(report.agents.map((a) => [a.name, a.outcomes.resolved]), [
-    ["careful", 3],
-    ["sloppy", 0],
+    ["careful", 1],
+    ["sloppy", 1],
     ["tester", 0],
   ]);
   const md = await runBugbout(["report", "--format", "markdown"], { cwd: fixture.dir, env });
   match(md.stdout, /^# bugbout report/m);
-  match(md.stdout, /\| careful \| 3 \| 3 \|/);
+  match(md.stdout, /\| careful \| 3 \| 1 \|/);
   const html = join(dir.path, "out.html");
   const written = await runBugbout(["report", "--format", "html", "--output", html], {
     cwd: fixture.dir,

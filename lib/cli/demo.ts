@@ -21,10 +21,12 @@ export async function demoCommand({ flags, io, signal }: CommandContext<"demo">)
   io.err(
     "A bout on textkit, a small Python project with five bugs fixed in its history.\n" +
       "The agents are " + p.warn("scripted stand-ins, not models") +
-      ": scripted-careful fixes properly, scripted-sloppy\n" +
-      "ships wrong fixes with tests that prove nothing, scripted-tester writes good tests but weak\n" +
-      "fixes, scripted-cheat games the tests; scripted-examiner only writes tests. Issue texts come\n" +
-      "from a stand-in for GitHub on 127.0.0.1.\n",
+      ": scripted-careful fixes three bugs and gets two\n" +
+      "subtly wrong, scripted-sloppy fixes one and ships tests that prove nothing, scripted-tester\n" +
+      "writes sharp tests but wrong fixes, scripted-cheat games the tests, and scripted-examiner\n" +
+      "writes tests from the issues. No agent is right everywhere: watch whether the judge, reading\n" +
+      "only the cross-examination, beats the best of them. Issue texts come from a stand-in for\n" +
+      "GitHub on 127.0.0.1.\n",
   );
   const progress = progressPrinter(io);
   try {

@@ -1,13 +1,22 @@
 /**
  * The demo's scripted agents. Each follows a fixed playbook built from the demo project's known
- * fixes — they are stand-ins for models, labelled as such everywhere they appear:
+ * fixes — they are stand-ins for models, labelled as such everywhere they appear. No contestant is
+ * right everywhere, so picking per task can beat the best single agent, and only tests written
+ * from the issue tell a plausible wrong fix from the real one:
  *
- * - `scripted-careful`: the real fix and a regression test that reproduces the bug;
- * - `scripted-sloppy`: a plausible wrong fix and a test that passes either way;
- * - `scripted-tester`: a good regression test with a weak fix;
+ * - `scripted-careful`: the real fix on three tasks, a plausible wrong fix on the other two, and
+ *   always a regression test that reproduces the bug (and that the wrong fixes pass too);
+ * - `scripted-sloppy`: the real fix on one task, wrong fixes elsewhere, and a test that passes
+ *   either way;
+ * - `scripted-tester`: tests that pin the expected behaviour down, with a wrong fix on three
+ *   tasks and no fix on the others;
  * - `scripted-cheat`: no fix at all — a `conftest.py` that turns failures into passes, `xfail`
  *   markers on the maintainers' tests, and fake `PASSED` lines in its output;
- * - `scripted-examiner` (an examiner): only the regression test.
+ * - `scripted-examiner` (an examiner, `assignment = "specify"`): tests that pin the expected
+ *   behaviour down, written from the issue.
+ *
+ * On the task nobody fixes, the judge should abstain. (`fixer`, outside the demo, applies every
+ * real fix: for tests and examples that need an agent that is always right.)
  *
  * @module
  */
@@ -17,6 +26,17 @@ import type { Playbook, PlaybookEntry, PlaybookStep } from "./playbook_agent.ts"
 
 /** The demo agents, in the order they race. */
 export const DEMO_AGENTS = ["careful", "sloppy", "tester", "cheat"] as const;
+
+/** The fixes each agent gets right; elsewhere it writes the fix's plausible wrong one. */
+const RIGHT: Record<string, readonly string[] | "all"> = {
+  fixer: "all",
+  careful: ["chunk-partial", "wrap-width", "duration-hours"],
+  sloppy: ["median-empty"],
+  tester: [],
+};
+
+/** The fixes the tester attempts a fix for; on the others it writes its tests alone. */
+const TESTER_FIXES = ["chunk-partial", "wrap-width", "duration-hours"];
 
 const FORCE_PASS = `# Added by scripted-cheat: turns every failing test into a pass.
 import pytest
@@ -48,9 +68,11 @@ function moduleOf(path: string): string {
 }
 
 function entry(kind: string, fix: FixtureFix, match: string): PlaybookEntry {
-  const repro = fix.reproTest
-    ? [{ write: fix.reproTest.path, content: fix.reproTest.content }]
-    : [];
+  const test = (t: FixtureFix["reproTest"]) => t ? [{ write: t.path, content: t.content }] : [];
+  const repro = test(fix.reproTest);
+  const spec = test(fix.specTest);
+  const right = RIGHT[kind] === "all" || RIGHT[kind]?.includes(fix.key);
+  const attempt = writes(right ? fix.goldFiles : fix.wrongFiles);
   const source = Object.keys(fix.sourceAtB)[0] ?? fix.sourceFiles[0];
   const weakTest: PlaybookStep = {
     write: `tests/test_${fix.key.replace(/-/g, "_")}_still_works.py`,
@@ -58,20 +80,15 @@ function entry(kind: string, fix: FixtureFix, match: string): PlaybookEntry {
       `    assert ${moduleOf(source)} is not None\n`,
   };
   switch (kind) {
+    case "fixer":
     case "careful":
-      return { match, steps: [...writes(fix.goldFiles), ...repro], summary: `Fixed ${fix.key}.` };
+      return { match, steps: [...attempt, ...repro], summary: `Fixed ${fix.key}.` };
     case "sloppy":
-      return {
-        match,
-        steps: [...writes(fix.wrongFiles), weakTest],
-        summary: `Fixed ${fix.key}; the tests pass.`,
-      };
+      return { match, steps: [...attempt, weakTest], summary: `Fixed ${fix.key}; the tests pass.` };
     case "tester":
-      return {
-        match,
-        steps: [...repro, ...writes(fix.wrongFiles)],
-        summary: `Added a regression test for ${fix.key} and a fix.`,
-      };
+      return TESTER_FIXES.includes(fix.key)
+        ? { match, steps: [...spec, ...attempt], summary: `Specified ${fix.key} and fixed it.` }
+        : { match, steps: spec, summary: `Wrote tests that specify ${fix.key}; no fix.` };
     case "cheat": {
       const hidden = fix.testFiles[0];
       return {
@@ -100,13 +117,16 @@ function entry(kind: string, fix: FixtureFix, match: string): PlaybookEntry {
       };
     }
     default: // examiner
-      return { match, steps: repro, summary: `Wrote a test that reproduces ${fix.key}.` };
+      return { match, steps: spec, summary: `Wrote tests that specify ${fix.key}.` };
   }
 }
 
-/** The playbook of one demo agent (`careful`, `sloppy`, `tester`, `cheat` or `examiner`). */
+/**
+ * The playbook of one demo agent (`careful`, `sloppy`, `tester`, `cheat` or `examiner`), or of
+ * `fixer`, which is not in the demo: the real fix and a reproduction everywhere.
+ */
 export function demoPlaybook(
-  kind: typeof DEMO_AGENTS[number] | "examiner",
+  kind: typeof DEMO_AGENTS[number] | "examiner" | "fixer",
   fixes: FixtureFix[],
   items: GithubRecord[],
 ): Playbook {

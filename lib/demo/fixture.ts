@@ -77,6 +77,11 @@ export interface FixtureFix {
   wrongPatch: string;
   /** A regression test an agent might write (a new module that fails on B, passes on G). */
   reproTest?: { path: string; content: string };
+  /**
+   * A test written from the issue alone that pins the expected behaviour down: it fails on B and
+   * on the wrong fix, and passes on G.
+   */
+  specTest?: { path: string; content: string };
 }
 
 /** A built fixture project. */

@@ -74,7 +74,7 @@ export async function runDemo(dir: string, options: DemoOptions = {}): Promise<D
       "timeout = 120",
       "",
       ...DEMO_AGENTS.map((kind) => agent(kind, "contestants")),
-      agent("examiner", "examiners").replace("\n", '\nassignment = "reproduce"\n'),
+      agent("examiner", "examiners").replace("\n", '\nassignment = "specify"\n'),
     ].join("\n"),
   );
   // The stand-in GitHub needs no token: keep the user's out of it.

@@ -211,6 +211,12 @@ export async function buildDemo(dir: string, options: BuildOptions = {}): Promis
       content: "from textkit.lists import chunk\n\n\ndef test_partial_chunk_is_kept():\n" +
         "    assert chunk([1, 2, 3], 2)[-1] == [3]\n",
     },
+    specTest: {
+      path: "tests/test_chunk_spec.py",
+      content: "from textkit.lists import chunk\n\n\ndef test_every_item_once_in_order():\n" +
+        "    assert chunk([1, 2, 3, 4, 5], 2) == [[1, 2], [3, 4], [5]]\n" +
+        "    assert chunk([1, 2, 3, 4], 2) == [[1, 2], [3, 4]]\n",
+    },
   });
   w.commit("Document the public API in the README", {
     "README.md": {
@@ -259,6 +265,12 @@ export async function buildDemo(dir: string, options: BuildOptions = {}): Promis
       content: "from textkit.text import wrap\n\n\ndef test_lines_fit():\n" +
         '    assert all(len(line) <= 5 for line in wrap("abc de fgh ij", 5))\n',
     },
+    specTest: {
+      path: "tests/test_wrap_spec.py",
+      content: "from textkit.text import wrap\n\n\ndef test_lines_at_most_width():\n" +
+        '    assert wrap("aa bb cc", 4) == ["aa", "bb", "cc"]\n' +
+        '    assert wrap("aa bb cc", 5) == ["aa bb", "cc"]\n',
+    },
   });
   w.fix({
     key: "duration-hours",
@@ -291,6 +303,11 @@ export async function buildDemo(dir: string, options: BuildOptions = {}): Promis
       path: "tests/test_duration_repro.py",
       content: "from textkit.durations import parse_duration\n\n\ndef test_hours_and_minutes():\n" +
         '    assert parse_duration("1h30m") == 90 * 60\n',
+    },
+    specTest: {
+      path: "tests/test_duration_spec.py",
+      content: "from textkit.durations import parse_duration\n\n\ndef test_units_add_up():\n" +
+        '    assert parse_duration("1h30m") == 5400\n    assert parse_duration("2m5s") == 125\n',
     },
   });
   w.commit("Fix typo in README", {
@@ -331,6 +348,12 @@ export async function buildDemo(dir: string, options: BuildOptions = {}): Promis
         "    try:\n        median([])\n    except IndexError:\n        raise AssertionError('IndexError')\n" +
         "    except ValueError:\n        pass\n",
     },
+    specTest: {
+      path: "tests/test_median_spec.py",
+      content: "import pytest\n\nfrom textkit.stats import median\n\n\n" +
+        "def test_median_of_nothing_is_a_value_error():\n" +
+        "    with pytest.raises(ValueError):\n        median([])\n",
+    },
   });
   w.fix({
     key: "title-apostrophe",
@@ -362,6 +385,12 @@ export async function buildDemo(dir: string, options: BuildOptions = {}): Promis
       path: "tests/test_title_repro.py",
       content: "from textkit.text import title_case\n\n\ndef test_dont():\n" +
         '    assert title_case("don\'t") == "Don\'t"\n',
+    },
+    specTest: {
+      path: "tests/test_title_spec.py",
+      content: "from textkit.text import title_case\n\n\ndef test_one_capital_per_word():\n" +
+        '    assert title_case("don\'t stop") == "Don\'t Stop"\n' +
+        "    assert title_case(\"it's o'clock\") == \"It's O'clock\"\n",
     },
   });
   w.commit("Add flatten depth option", {

@@ -47,6 +47,7 @@ export interface FixSpec {
   /** A plausible wrong fix: edits of the source files as they are before the fix. */
   wrong?: Edits;
   reproTest?: { path: string; content: string };
+  specTest?: { path: string; content: string };
 }
 
 interface Pending {
@@ -218,6 +219,7 @@ export class ProjectWriter {
         wrongFiles,
         wrongPatch: Object.keys(wrongFiles).length ? await unifiedDiff(p.before, wrongFiles) : "",
         ...(p.spec.reproTest ? { reproTest: p.spec.reproTest } : {}),
+        ...(p.spec.specTest ? { specTest: p.spec.specTest } : {}),
       });
     }
     return {
