@@ -18,11 +18,18 @@
 
 import type { Policy } from "../lib/config.ts";
 import type { Matrix, Verdict } from "../lib/records.ts";
-import { type AgentInfo, assessPatch, policyRule } from "./policies.ts";
+import { type AgentInfo, assessPatch, policyRule, vendorNote } from "./policies.ts";
 import { pickPatch } from "./pick.ts";
 import { matrixFacts } from "./rules.ts";
 
-export { type AgentInfo, type Assessment, assessPatch, POLICY_RULES } from "./policies.ts";
+export {
+  type AgentInfo,
+  type Assessment,
+  assessPatch,
+  POLICY_RULES,
+  vendorNote,
+  vendorsOf,
+} from "./policies.ts";
 export type { EvidenceCell, PolicyRule } from "./policies.ts";
 export { type Pick, pickPatch } from "./pick.ts";
 export {
@@ -51,12 +58,15 @@ export function judge(matrix: Matrix, context: JudgeContext): Verdict {
   policyRule(context.policy);
   const facts = matrixFacts(matrix);
   const assessments = facts.patches.map((patch) => assessPatch(facts, patch, context));
-  const { pick, reason } = pickPatch(matrix.task, matrix, assessments);
+  const picked = pickPatch(matrix.task, matrix, assessments);
+  const { pick } = picked;
+  // Why a policy that sets authors aside could not decide, where the pick's reason alone hides it.
+  const note = vendorNote(context.policy, context.agents, facts, assessments, pick === null);
   return {
     task: matrix.task,
     policy: context.policy,
     pick,
-    reason,
+    reason: note ? `${picked.reason}; ${note}` : picked.reason,
     patches: Object.fromEntries(
       assessments.map((a) => [
         a.agent,

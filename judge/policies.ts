@@ -26,7 +26,11 @@ import {
 export interface AgentInfo {
   /** The agent's configured name (the author of its tests, the id of its patch). */
   name: string;
-  /** Who makes the model, e.g. `openai`; compared case-insensitively by `cross-vendor`. */
+  /**
+   * Who makes the model, e.g. `openai`; compared case-insensitively by `cross-vendor`. Empty or
+   * `unknown` (what the configuration holds when it could not tell) makes the agent a vendor of
+   * its own.
+   */
   vendor: string;
   /** Whether it fixes (contestant) or only writes tests (examiner). */
   role: "contestant" | "examiner";
@@ -59,8 +63,9 @@ export interface PolicyRule {
  *   the issue does not ask to change; unlike repository tests there is no quorum, which is what
  *   makes the policy strict.
  * - `cross-vendor`: as `majority`, but an author whose vendor equals the patch agent's vendor is
- *   not independent. An author (or patch agent) missing from the agent list counts as a vendor of
- *   its own.
+ *   not independent. An author (or patch agent) missing from the agent list, or whose vendor is
+ *   unknown, counts as a vendor of its own: two agents nobody named a vendor for are not thereby
+ *   the same maker.
  */
 export const POLICY_RULES: Readonly<Record<Policy, PolicyRule>> = {
   majority: { threshold: "half", excludeSameVendor: false, guardExaminerTests: false },
@@ -91,6 +96,8 @@ export interface Assessment {
   support: number;
   /** Per independent author, in matrix order of their first test. */
   authors: AuthorSupport[];
+  /** Authors whose reproductions were set aside as the patch agent's own vendor (`cross-vendor`). */
+  sameVendor: string[];
   /** The decision in words. */
   reason: string;
   /** The cells that decided it: independent reproductions and counted breakages, on the patch. */
@@ -116,7 +123,7 @@ export function assessPatch(
 ): Assessment {
   const rule = policyRule(options.policy);
   const agent = patchAuthor(patch);
-  const base = { tree: patch.id, agent, support: 0, authors: [], evidence: [] };
+  const base = { tree: patch.id, agent, support: 0, authors: [], sameVendor: [], evidence: [] };
   const verdict = (approved: boolean, why: string) =>
     `${approved ? "approved" : "not approved"} under ${options.policy}: ${why}`;
   const tampered = facts.tamperers.trees.get(patch.id) ?? facts.tamperers.authors.get(agent);
@@ -133,8 +140,7 @@ export function assessPatch(
     return { ...base, approved: false, reason: verdict(false, `its tree did not run (${detail})`) };
   }
 
-  const vendors = new Map(options.agents.map((a) => [a.name, a.vendor.trim().toLowerCase()]));
-  const vendorOf = (name: string) => vendors.get(name) ?? `\0${name}`;
+  const vendorOf = vendorsOf(options.agents);
   const own: MatrixTest[] = [];
   const sameVendor: MatrixTest[] = [];
   const independent: MatrixTest[] = [];
@@ -156,6 +162,7 @@ export function assessPatch(
   }
   const aside = setAside.length > 0 ? `; ${setAside.join("; ")}` : "";
 
+  const sameVendorAuthors = unique(sameVendor.map((t) => t.author));
   if (independent.length === 0) {
     const why = facts.baseRuns.length === 0
       ? "no run of the unfixed tree completed, so no test can reproduce the bug"
@@ -165,6 +172,7 @@ export function assessPatch(
     return {
       ...base,
       approved: false,
+      sameVendor: sameVendorAuthors,
       reason: verdict(false, `no independent reproduction: ${why}${aside}`),
     };
   }
@@ -221,9 +229,71 @@ export function assessPatch(
     approved,
     support,
     authors,
+    sameVendor: sameVendorAuthors,
     evidence,
     reason: verdict(approved, parts.join("; ")),
   };
+}
+
+/** What `cross-vendor` takes for an unknown vendor (compared after trimming and lowercasing). */
+const UNKNOWN_VENDORS = new Set(["", "unknown"]);
+
+/**
+ * Each agent's vendor as `cross-vendor` compares them: trimmed and lowercased; an agent missing
+ * from the list or of unknown vendor gets a vendor of its own, which no other agent shares.
+ */
+export function vendorsOf(agents: readonly AgentInfo[]): (name: string) => string {
+  const vendors = new Map(agents.map((a) => [a.name, a.vendor.trim().toLowerCase()]));
+  return (name) => {
+    const vendor = vendors.get(name);
+    return vendor === undefined || UNKNOWN_VENDORS.has(vendor) ? `\0${name}` : vendor;
+  };
+}
+
+/**
+ * Why `cross-vendor` could not decide, for the verdict's reason (which the report shows): the
+ * agents that took part come from a single vendor, so no agent's test is independent of any
+ * patch; or, when the judge abstains, whose tests were set aside as a patch agent's own vendor.
+ * Also names agents of unknown vendor, each counted as a vendor of its own. Null for every other
+ * policy, and when there is nothing to say.
+ */
+export function vendorNote(
+  policy: Policy,
+  agents: readonly AgentInfo[],
+  facts: MatrixFacts,
+  assessments: readonly Assessment[],
+  abstained: boolean,
+): string | null {
+  if (!policyRule(policy).excludeSameVendor || assessments.length === 0) return null;
+  const vendorOf = vendorsOf(agents);
+  // The agents that took part: every patch's agent and every author of a reproduction.
+  const names = unique([
+    ...assessments.map((a) => a.agent),
+    ...facts.reproductions.map((t) => t.author),
+  ]);
+  const notes: string[] = [];
+  const unknown = names.filter((n) => vendorOf(n).startsWith("\0"));
+  if (unknown.length > 0) {
+    notes.push(
+      `the vendor of ${listOf(unknown)} is unknown, so ${
+        unknown.length === 1 ? "it counts" : "each counts"
+      } as a vendor of its own (set \`vendor\` to say who makes the model)`,
+    );
+  }
+  const vendors = unique(names.map(vendorOf));
+  if (names.length > 1 && vendors.length === 1) {
+    notes.push(
+      `every agent here is of vendor ${vendors[0]}, so no agent's test counts for another's ` +
+        `patch (give agents of another vendor, or use policy majority)`,
+    );
+  } else if (abstained) {
+    const setAside = assessments.filter((a) => !a.approved && a.sameVendor.length > 0)
+      .map((a) => `${listOf(a.sameVendor)}'s for ${a.agent} (${vendorOf(a.agent)})`);
+    if (setAside.length > 0) {
+      notes.push(`tests set aside as the patch agent's own vendor: ${listOf(setAside)}`);
+    }
+  }
+  return notes.length > 0 ? `cross-vendor: ${notes.join("; ")}` : null;
 }
 
 function cellFor(test: MatrixTest, tree: MatrixTree, outcome: EvidenceCell["outcome"]) {

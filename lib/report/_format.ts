@@ -8,7 +8,7 @@
 import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
 import type { EvidenceRole } from "../testbed/mod.ts";
 import { formatP } from "./stats.ts";
-import type { Report, SectionId } from "./types.ts";
+import { type Report, SANDBOX_MODES, type SectionId } from "./types.ts";
 import { elapsed, plural } from "../words.ts";
 
 /** Shown where a value is unknown. */
@@ -148,8 +148,20 @@ export function reportTitle(report: Report): string {
 
 /** The line under the title: repository, policy, sandbox, time, version. */
 export function reportSubtitle(report: Report): string {
-  return `${report.project.repository} · policy ${report.project.policy} · sandbox ` +
-    `${report.sandbox.mode} · ${report.generatedAt} · bugbout ${report.bugbout}`;
+  return `${report.project.repository} · policy ${report.project.policy} · ` +
+    `${sandboxText(report.sandbox)} · ${report.generatedAt} · bugbout ${report.bugbout}`;
+}
+
+/**
+ * How the attempts were confined, as they recorded it: "sandbox bubblewrap", "sandbox mixed:
+ * bubblewrap on 20 attempts, none on 4", "sandbox not used (no attempt ran)".
+ */
+export function sandboxText(sandbox: Report["sandbox"]): string {
+  if (sandbox.mode === "unused") return "sandbox not used (no attempt ran)";
+  if (sandbox.mode !== "mixed") return `sandbox ${sandbox.mode}`;
+  const modes = SANDBOX_MODES.filter((m) => sandbox.attempts[m] > 0)
+    .map((m) => `${m} on ${plural(sandbox.attempts[m], "attempt")}`);
+  return `sandbox mixed: ${modes.join(", ")}`;
 }
 
 /** The judge's pick on a task in words: "codex (resolved)", "abstained". */
@@ -164,12 +176,28 @@ export function taskCell(entry: Report["tasks"][number]["agents"][number]): stri
   return entry.status === null ? NONE : STATUS_LABELS[entry.status];
 }
 
-/** The matrix of a task in a line: "8 tests × 5 trees; codex 1 (1 reproducing), ...". */
+/**
+ * The matrix of a task in a line: "8 tests × 5 trees, 6 differing between trees; codex 1 (1
+ * reproducing), ...".
+ */
 export function matrixSummary(matrix: NonNullable<Report["tasks"][number]["matrix"]>): string {
   const authors = matrix.authors.map((a) =>
     `${a.author} ${a.tests} (${a.reproducing} reproducing)`
   );
-  return `${matrix.tests} tests × ${matrix.trees.length} trees; ${authors.join(", ")}`;
+  return `${matrix.tests} tests × ${matrix.trees.length} trees, ${
+    matrix.tests - matrix.same
+  } differing between trees; ${authors.join(", ")}`;
+}
+
+/** The tests a matrix leaves out for having one outcome everywhere, in words; null for none. */
+export function sameText(matrix: NonNullable<Report["tasks"][number]["matrix"]>): string | null {
+  if (matrix.same === 0) return null;
+  const authors = matrix.authors.filter((a) => a.same > 0);
+  const whose = authors.length === 1
+    ? `, all by ${authors[0].author}`
+    : ` (${authors.map((a) => `${a.author} ${a.same}`).join(", ")})`;
+  const trees = matrix.trees.every((t) => t.status === "ok") ? "every tree" : "every tree that ran";
+  return `+ ${plural(matrix.same, "test")} with the same outcome on ${trees}${whose}`;
 }
 
 /** The discovery funnel in a sentence. */

@@ -21,10 +21,20 @@ export type Cell = string | Raw;
 export const raw = (html: string): Raw => ({ html });
 const cellHtml = (c: Cell) => (typeof c === "string" ? esc(c) : c.html);
 
-/** A table; `numeric` lists the columns aligned right. */
-export function htmlTable(header: string[], rows: Cell[][], numeric: number[] = []): string {
+/** How a table is laid out. */
+export interface TableLayout {
+  /** The columns aligned right. */
+  numeric?: readonly number[];
+  /** The table's class: `fit` lets numbers wrap at their spaces, for a wide table of them. */
+  className?: string;
+}
+
+/** A table, in a container that scrolls should it ever be wider than the page. */
+export function htmlTable(header: string[], rows: Cell[][], layout: TableLayout = {}): string {
+  const numeric = layout.numeric ?? [];
   const cls = (i: number) => (numeric.includes(i) ? ` class="num"` : "");
-  return `<div class="scroll"><table><thead><tr>${
+  const table = layout.className ? `<table class="${esc(layout.className)}">` : "<table>";
+  return `<div class="scroll">${table}<thead><tr>${
     header.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join("")
   }</tr></thead><tbody>${
     rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${cellHtml(c)}</td>`).join("")}</tr>`)
@@ -36,14 +46,26 @@ export function htmlTable(header: string[], rows: Cell[][], numeric: number[] = 
  * A section's table, its caption as a heading above it; `rows` replaces the plain rows where some
  * cells are safe HTML.
  */
-export function tableHtml(table: TableData, rows: Cell[][] = table.rows): string {
+export function tableHtml(
+  table: TableData,
+  rows: Cell[][] = table.rows,
+  className?: string,
+): string {
   const numeric = table.align.flatMap((a, i) => a === "right" ? [i] : []);
   const caption = table.caption === undefined ? "" : `<h3>${esc(table.caption)}</h3>`;
-  return caption + htmlTable(table.headers, rows, numeric);
+  return caption + htmlTable(table.headers, rows, { numeric, className });
 }
 
-/** Text in bold, as a table cell. */
-export const strong = (text: string): Raw => raw(`<strong>${esc(text)}</strong>`);
+/** Text in bold, as a table cell; like {@linkcode name}, it never wraps inside itself. */
+export const strong = (text: string): Raw =>
+  raw(`<strong class="name" title="${esc(text)}">${esc(text)}</strong>`);
+
+/**
+ * An agent's name, as a table cell: it never wraps; a name too long for a narrow page is cut with
+ * "…", in full in its tooltip.
+ */
+export const name = (text: string): Raw =>
+  raw(`<span class="name" title="${esc(text)}">${esc(text)}</span>`);
 
 /** Sentences as paragraphs. */
 export const paragraphs = (sentences: readonly string[]): string =>
@@ -57,11 +79,19 @@ export function outcomePill(outcome: ResolutionOutcome | null, label: string): R
   );
 }
 
-/** The colours of patch outcomes, and further notes, as a legend line. */
-export function outcomeLegend(...notes: string[]): string {
+/** A legend line: colour swatches with their labels, then further notes. */
+export function legend(
+  swatches: readonly [colour: string, label: string][],
+  ...notes: string[]
+): string {
   return `<p class="legend">${
-    RESOLUTION_OUTCOMES.map((o) =>
-      `<span><i style="background:${OUTCOME_COLORS[o]}"></i>${esc(OUTCOME_LABELS[o])}</span>`
+    swatches.map(([colour, label]) =>
+      `<span><i style="background:${colour}"></i>${esc(label)}</span>`
     ).join("")
   }${notes.map((n) => `<span>${esc(n)}</span>`).join("")}</p>`;
+}
+
+/** The colours of patch outcomes, and further notes, as a legend line. */
+export function outcomeLegend(...notes: string[]): string {
+  return legend(RESOLUTION_OUTCOMES.map((o) => [OUTCOME_COLORS[o], OUTCOME_LABELS[o]]), ...notes);
 }

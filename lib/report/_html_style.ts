@@ -16,6 +16,8 @@ header h1 { margin: 0 0 4px; font-size: 28px; letter-spacing: -0.01em; }
 .sub { margin: 0 0 16px; color: var(--faint); font-size: 13px; }
 .warning { background: #fff5f5; border: 2px solid #c53030; color: #742a2a; border-radius: 8px;
   padding: 12px 16px; margin: 0 0 16px; font-size: 15px; }
+.notice { background: #fffff0; border: 2px solid #d69e2e; color: #744210; border-radius: 8px;
+  padding: 12px 16px; margin: 0 0 16px; font-size: 15px; }
 nav { display: flex; flex-wrap: wrap; gap: 6px 8px; margin: 0 0 16px; }
 nav a { color: var(--accent); text-decoration: none; background: var(--card);
   border: 1px solid var(--line); border-radius: 999px; padding: 3px 12px; font-size: 13px; }
@@ -33,8 +35,14 @@ th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: le
 th { font-weight: 600; color: var(--muted); font-size: 12.5px; background: #f7fafc;
   border-bottom: 2px solid var(--line); }
 tbody tr:hover { background: #f7fafc; }
-.num { text-align: right; white-space: nowrap; }
-.chart { display: block; margin: 6px 0 10px; }
+.num { text-align: right; }
+td.num { white-space: nowrap; }
+table.fit td.num { white-space: normal; }
+.name { white-space: nowrap; }
+td .name { display: inline-block; max-width: 20em; overflow: hidden; text-overflow: ellipsis;
+  vertical-align: bottom; }
+.tag { display: inline-block; font-size: 11.5px; color: var(--faint); }
+.chart { display: block; margin: 6px 0 10px; max-width: 100%; height: auto; }
 .sentences { margin: 6px 0 8px; padding-left: 20px; }
 .sentences li { margin: 2px 0; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 12.5px; color: var(--muted);
@@ -58,5 +66,14 @@ tbody tr:hover { background: #f7fafc; }
 details { margin: 8px 0 6px; }
 summary { cursor: pointer; font-weight: 600; color: var(--accent); }
 footer { color: var(--faint); font-size: 12px; text-align: center; margin-top: 24px; }
+@media (max-width: 900px) {
+  main { padding: 16px 10px 32px; }
+  section { padding: 14px 12px 10px; }
+  table { font-size: 13px; }
+  th, td { padding: 4px 6px; }
+  td .name { max-width: 10em; }
+  table.fit { font-size: 12.5px; }
+  table.fit th, table.fit td { padding: 4px 4px; }
+}
 @media print { body { background: #fff; } section { box-shadow: none; break-inside: avoid; } }
 `;

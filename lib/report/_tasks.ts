@@ -173,9 +173,10 @@ export function taskRows(ctx: Context): TaskRow[] {
 }
 
 /**
- * A matrix in compact form: one letter per cell, at most {@linkcode MATRIX_ROW_CAP} rows. When
- * rows must go, agents' tests stay first, then repository tests whose outcome differs between
- * trees; the rows kept stay in matrix order.
+ * A matrix in compact form: one letter per cell, and rows only for the tests whose outcome
+ * differs between the trees that ran (a tree that did not run has no outcomes to compare); the
+ * others are counted, per author and in all, in `same`. At most {@linkcode MATRIX_ROW_CAP} rows
+ * are kept: agents' tests first, then the repository's; the rows kept stay in matrix order.
  */
 export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
   const trees = matrix.trees.map((t) => ({
@@ -185,43 +186,49 @@ export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
     status: t.status,
     picked: t.kind === "patch" && pick !== null && t.agent === pick,
   }));
-  const rows = matrix.tests.map((test, index) => {
-    const cells = matrix.cells[test.id] ?? {};
-    const outcomes = trees.map((t) => OUTCOME_LETTERS[cells[t.id] ?? "not-run"]).join("");
-    const varied = new Set(outcomes).size > 1;
-    const priority = test.authorRole !== REPOSITORY ? 0 : varied ? 1 : 2;
-    return {
-      index,
-      priority,
-      row: {
-        test: test.id,
-        author: test.author,
-        unstable: unstableOnB(matrix, test.id),
-        outcomes,
-      },
-    };
-  });
-  const kept = [...rows].sort((x, y) => x.priority - y.priority || x.index - y.index)
-    .slice(0, MATRIX_ROW_CAP)
-    .sort((x, y) => x.index - y.index);
-
+  const ran = trees.flatMap((t, i) => t.status === "ok" ? [i] : []);
   const authors: MatrixView["authors"] = [];
-  for (const test of matrix.tests) {
-    let entry = authors.find((a) => a.author === test.author);
+  const byAuthor = new Map<string, MatrixView["authors"][number]>();
+  const differing: { index: number; priority: number; row: MatrixView["rows"][number] }[] = [];
+  matrix.tests.forEach((test, index) => {
+    let entry = byAuthor.get(test.author);
     if (!entry) {
-      entry = { author: test.author, role: test.authorRole, tests: 0, reproducing: 0, shown: 0 };
+      entry = {
+        author: test.author,
+        role: test.authorRole,
+        tests: 0,
+        reproducing: 0,
+        shown: 0,
+        same: 0,
+      };
+      byAuthor.set(test.author, entry);
       authors.push(entry);
     }
     entry.tests++;
     if (reproduces(matrix, test.id)) entry.reproducing++;
-  }
-  for (const { row } of kept) authors.find((a) => a.author === row.author)!.shown++;
-
+    const cells = matrix.cells[test.id] ?? {};
+    const outcomes = trees.map((t) => OUTCOME_LETTERS[cells[t.id] ?? "not-run"]).join("");
+    if (new Set(ran.map((i) => outcomes[i])).size <= 1) {
+      entry.same++;
+      return;
+    }
+    differing.push({
+      index,
+      priority: test.authorRole === REPOSITORY ? 1 : 0,
+      row: { test: test.id, author: test.author, unstable: unstableOnB(matrix, test.id), outcomes },
+    });
+  });
+  const kept = [...differing].sort((x, y) => x.priority - y.priority || x.index - y.index)
+    .slice(0, MATRIX_ROW_CAP)
+    .sort((x, y) => x.index - y.index);
+  for (const { row } of kept) byAuthor.get(row.author)!.shown++;
+  const same = authors.reduce((sum, a) => sum + a.same, 0);
   return {
-    tests: rows.length,
+    tests: matrix.tests.length,
     trees,
     authors,
     rows: kept.map((k) => k.row),
-    omitted: rows.length - kept.length,
+    same,
+    omitted: differing.length - kept.length,
   };
 }

@@ -8,42 +8,21 @@
  * @module
  */
 
+import { reportSubtitle, reportTitle, SECTION_LEADS } from "./_format.ts";
 import {
-  duration,
-  NONE,
-  pickText,
-  reportSubtitle,
-  reportTitle,
-  SECTION_LEADS,
-  STATUS_LABELS,
-  taskCell,
-} from "./_format.ts";
-import {
+  BASELINE_COLOR,
   escapeHtml as esc,
-  heatmap,
-  heatmapLegend,
+  JUDGE_COLOR,
   outcomesChart,
   pickingChart,
-  taskGrid,
 } from "./_svg.ts";
 import { HTML_STYLE } from "./_html_style.ts";
-import {
-  htmlTable,
-  outcomeLegend,
-  outcomePill,
-  paragraphs,
-  raw,
-  strong,
-  tableHtml,
-} from "./_html_parts.ts";
+import { legend, name, outcomeLegend, paragraphs, raw, strong, tableHtml } from "./_html_parts.ts";
+import { TASKS_STYLE, tasksHtml } from "./_html_tasks.ts";
 import { type ReportTables, reportTables } from "./_tables.ts";
-import { type Report, SECTION_TITLES, type SectionId, type TaskRow } from "./types.ts";
-import { plural } from "../words.ts";
+import { type Report, SECTION_TITLES, type SectionId } from "./types.ts";
 
 export { escapeHtml } from "./_svg.ts";
-
-/** Tasks up to this many have their matrices open when the page loads. */
-const OPEN_MATRICES = 20;
 
 /** Render the report as one self-contained HTML page. */
 export function renderHtml(report: Report): string {
@@ -53,16 +32,19 @@ export function renderHtml(report: Report): string {
     ["comparisons", comparisons(data.comparisons)],
     ["picking", picking(report, data.picking)],
     ["mergeGate", mergeGate(data.mergeGate)],
-    ["separation", tableHtml(data.separation)],
-    ["evidence", tableHtml(data.evidence.table) + paragraphs(data.evidence.sentences)],
+    ["separation", byName(data.separation)],
+    ["evidence", evidence(report, data.evidence)],
     ["discovery", discovery(data.discovery)],
-    ["tasks", tasks(report)],
+    ["tasks", tasksHtml(report)],
   ];
   const nav = sections.map(([id]) => `<a href="#${id}">${esc(SECTION_TITLES[id])}</a>`).join("");
   const warning = report.sandbox.warning
     ? `<div class="warning" role="alert" id="sandbox-warning"><strong>Warning:</strong> ${
       esc(report.sandbox.warning)
     }</div>`
+    : "";
+  const notice = report.noScoredTask
+    ? `<div class="notice" role="status" id="no-scored-task">${esc(report.noScoredTask)}</div>`
     : "";
   return `<!doctype html>
 <html lang="en">
@@ -72,14 +54,14 @@ export function renderHtml(report: Report): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="generator" content="bugbout ${esc(report.bugbout)}">
 <title>${esc(reportTitle(report))}</title>
-<style>${HTML_STYLE}</style>
+<style>${HTML_STYLE}${TASKS_STYLE}</style>
 </head>
 <body>
 <main>
 <header><h1>${esc(reportTitle(report))}</h1><p class="sub">${
     esc(reportSubtitle(report))
   }</p></header>
-${warning}
+${warning}${notice}
 <nav>${nav}</nav>
 ${
     sections.map(([id, body]) =>
@@ -96,13 +78,53 @@ ${
 `;
 }
 
+/**
+ * A table whose first column names an agent (and, with `names`, further columns of names, such
+ * as models): a name never wraps inside itself.
+ */
+function byName(
+  table: ReportTables["separation"],
+  options: { bold?: boolean; names?: readonly number[]; className?: string } = {},
+): string {
+  const names = options.names ?? [];
+  return tableHtml(
+    table,
+    table.rows.map(([first, ...rest]) => [
+      options.bold ? strong(first) : name(first),
+      ...rest.map((cell, i) => names.includes(i + 1) ? name(cell) : cell),
+    ]),
+    options.className,
+  );
+}
+
 function agents(report: Report, { outcomes, statuses, costs }: ReportTables["agents"]): string {
-  return `<div class="scroll">${outcomesChart(report)}</div>${
-    outcomeLegend("├─┤ 95% interval of the resolve rate")
-  }` +
-    tableHtml(outcomes, outcomes.rows.map(([name, ...rest]) => [strong(name), ...rest])) +
-    `<h3>Attempts</h3>` + tableHtml(statuses) +
-    `<h3>Time, tokens and cost</h3>` + tableHtml(costs);
+  return outcomesChart(report) + outcomeLegend("├─┤ 95% interval of the resolve rate") +
+    byName(outcomes, { bold: true }) +
+    `<h3>Attempts</h3>` + byName(statuses) +
+    `<h3>Time, tokens and cost</h3>` + byName(costs, { names: [1] });
+}
+
+/**
+ * Ten columns of counts and shares: the role goes under the examiners' names instead of in a
+ * column of its own, and the shares wrap under their counts on a narrow page, so that the table
+ * fits the page down to 800 px with its last column (the closures) in sight.
+ */
+function evidence(report: Report, { table, sentences }: ReportTables["evidence"]): string {
+  const role = table.headers.indexOf("Role");
+  const headers = table.headers.filter((_, i) => i !== role);
+  const rows = table.rows.map((row, i) => [
+    raw(
+      `${name(row[0]).html}${
+        report.evidence[i].role === "examiner" ? ` <span class="tag">examiner</span>` : ""
+      }`,
+    ),
+    ...row.slice(1).filter((_, j) => j + 1 !== role),
+  ]);
+  return tableHtml(
+    { ...table, headers, align: table.align.filter((_, i) => i !== role), rows: [] },
+    rows,
+    "fit",
+  ) + paragraphs(sentences);
 }
 
 function comparisons({ table, sentences }: ReportTables["comparisons"]): string {
@@ -112,15 +134,19 @@ function comparisons({ table, sentences }: ReportTables["comparisons"]): string 
 }
 
 function picking(report: Report, { table, sentences }: ReportTables["picking"]): string {
-  return `<div class="scroll">${pickingChart(report)}</div>` +
-    outcomeLegend("├─┤ 95% interval of the resolve rate") + tableHtml(table) +
-    paragraphs(sentences);
+  // Plain bars, not outcomes: their own legend, not the outcome colours.
+  return pickingChart(report) +
+    legend([
+      [JUDGE_COLOR, "the judge's picks"],
+      [BASELINE_COLOR, "a way to choose without the judge"],
+    ], "├─┤ 95% interval of the judge's rate") +
+    tableHtml(table) + paragraphs(sentences);
 }
 
 function mergeGate({ table, sentences }: ReportTables["mergeGate"]): string {
   // The last row is all patches together.
   const rows = table.rows.map((r, i) =>
-    i === table.rows.length - 1 ? [strong(r[0]), ...r.slice(1)] : r
+    i === table.rows.length - 1 ? [strong(r[0]), ...r.slice(1)] : [name(r[0]), ...r.slice(1)]
   );
   return tableHtml(table, rows) + paragraphs(sentences);
 }
@@ -136,65 +162,4 @@ function discovery(d: ReportTables["discovery"]): string {
   html += `<p>${esc(d.unstable)}</p>`;
   if (d.infra) html += tableHtml(d.infra);
   return html;
-}
-
-function tasks(report: Report): string {
-  const open = report.tasks.length <= OPEN_MATRICES;
-  return `<div class="scroll">${taskGrid(report)}</div>` +
-    outcomeLegend("★ the judge's pick", "grey: not scored (how the attempt ended)") +
-    report.tasks.map((t) => task(t, open)).join("\n");
-}
-
-function task(t: TaskRow, open: boolean): string {
-  const link = t.ref.url && /^https?:\/\//.test(t.ref.url)
-    ? ` · <a href="${esc(t.ref.url)}">${esc(`${t.ref.kind} #${t.ref.number}`)}</a>`
-    : "";
-  const state = t.scored
-    ? `<span class="badge ok">scored</span>`
-    : `<span class="badge off">not scored</span>`;
-  const facts = [
-    `<p class="facts">${
-      esc(`${t.failToPass} fail-to-pass, ${t.passToPass} pass-to-pass hidden tests`)
-    }${link}</p>`,
-    t.scored ? "" : `<p class="why">${esc(`Not scored: ${t.reason ?? NONE}`)}</p>`,
-    `<p>${esc(`Judge: ${pickText(t.pick)}`)}${
-      t.pick.reason ? ` <span class="muted">— ${esc(t.pick.reason)}</span>` : ""
-    }</p>`,
-  ].join("");
-  const rows = t.agents.map((a) => [
-    raw(`${esc(a.agent)}${a.agent === t.pick.agent ? " ★" : ""}`),
-    a.role,
-    a.status ? STATUS_LABELS[a.status] : NONE,
-    duration(a.durationMs),
-    outcomePill(a.outcome, taskCell(a)),
-    a.approved === null ? NONE : a.approved ? "approved" : "stopped",
-    a.flags.join(", ") || NONE,
-  ]);
-  const matrix = t.matrix
-    ? `<details${open ? " open" : ""}><summary>${
-      esc(`Cross-examination matrix: ${t.matrix.tests} tests × ${t.matrix.trees.length} trees`)
-    }</summary>` +
-      `<p class="muted">${
-        esc(
-          t.matrix.authors.map((a) =>
-            `${a.author}: ${plural(a.tests, "test")}, ${a.reproducing} failing on the unfixed tree`
-          ).join(" · "),
-        )
-      }</p>` +
-      `<div class="scroll">${heatmap(t.id, t.matrix)}</div>${heatmapLegend()}` +
-      (t.matrix.omitted
-        ? `<p class="note">${
-          esc(
-            `${t.matrix.omitted} more tests are not shown: agents' tests and tests whose outcome differs between trees come first.`,
-          )
-        }</p>`
-        : "") +
-      `</details>`
-    : `<p class="muted">No cross-examination matrix.</p>`;
-  return `<article class="task" id="task-${esc(t.id)}"><h3>${esc(t.id)} <span class="title">${
-    esc(t.title)
-  }</span> ${state}</h3>` +
-    facts +
-    htmlTable(["Agent", "Role", "Attempt", "Time", "Outcome", "Merge gate", "Flags"], rows, [3]) +
-    matrix + `</article>`;
 }

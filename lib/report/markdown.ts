@@ -41,6 +41,9 @@ export function renderMarkdown(report: Report): string {
   if (report.sandbox.warning) {
     out.push("", "> [!WARNING]", `> ${escapeMarkdown(report.sandbox.warning)}`);
   }
+  if (report.noScoredTask) {
+    out.push("", "> [!IMPORTANT]", `> ${escapeMarkdown(report.noScoredTask)}`);
+  }
   const section = (id: SectionId, body: string[]) =>
     out.push(
       "",

@@ -11,7 +11,13 @@
 import { z } from "zod";
 import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../records.ts";
 import { COMPARABLE_ROLES } from "../testbed/mod.ts";
-import { MATRIX_ROW_CAP, type Report, REPORT_VERSION } from "./types.ts";
+import {
+  MATRIX_ROW_CAP,
+  type Report,
+  REPORT_VERSION,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "./types.ts";
 
 const count = z.int().nonnegative();
 const rate = z.number().min(0).max(1).nullable();
@@ -216,7 +222,10 @@ const discoverySchema = z.object({
   }),
 });
 
-/** One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS). */
+/**
+ * One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS), rows
+ * only for tests whose outcome differs between the trees that ran.
+ */
 const matrixViewSchema = z.object({
   tests: count.describe("Tests in the matrix, shown or not."),
   trees: z.array(z.object({
@@ -232,6 +241,7 @@ const matrixViewSchema = z.object({
     tests: count,
     reproducing: count.describe("Stable tests failing on every run of the unfixed tree."),
     shown: count,
+    same: count.describe("Tests left out for having the same outcome on every tree that ran."),
   })),
   rows: z.array(z.object({
     test: z.string(),
@@ -239,7 +249,8 @@ const matrixViewSchema = z.object({
     unstable: z.boolean(),
     outcomes: z.string().describe("One letter per tree, in the order of trees."),
   })),
-  omitted: count.describe(`Rows left out past ${MATRIX_ROW_CAP}.`),
+  same: count.describe("Tests left out because their outcome is the same on every tree that ran."),
+  omitted: count.describe(`Tests whose outcome differs, left out past ${MATRIX_ROW_CAP} rows.`),
 });
 
 /** One task, every agent's result on it, and its matrix. */
@@ -275,9 +286,17 @@ const reportObject = z.object({
   generatedAt: z.string(),
   project: z.object({ name: z.string(), repository: z.string(), policy: z.string() }),
   sandbox: z.object({
-    mode: z.enum(["bubblewrap", "seatbelt", "none"]),
-    warning: z.string().nullable().describe("Set when agents ran unconfined."),
-  }),
+    mode: z.enum([...SANDBOX_MODES, "mixed", "unused"] as const).describe(
+      "The mode every attempt recorded; mixed for several, unused when no attempt ran.",
+    ),
+    attempts: z.object(
+      Object.fromEntries(SANDBOX_MODES.map((m) => [m, count])) as Record<SandboxMode, typeof count>,
+    ).describe("Attempts that ran, per sandbox mode they recorded."),
+    warning: z.string().nullable().describe("Set when some attempts ran unconfined."),
+  }).describe("How the attempts were confined, from their own records."),
+  noScoredTask: z.string().nullable().describe(
+    "Set when no task was scored, so every number is empty: why, and what to do.",
+  ),
   agents: z.array(agentRowSchema),
   comparisons: z.array(comparisonSchema),
   picking: pickingSchema,

@@ -38,6 +38,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.sandbox.warning) {
     out.push("", ...wrap(`WARNING: ${report.sandbox.warning}`, TERMINAL_WIDTH, 0).map(p.bad));
   }
+  if (report.noScoredTask) {
+    out.push("", ...wrap(report.noScoredTask, TERMINAL_WIDTH, 0).map(p.warn));
+  }
   const t: T = (data, style) =>
     table(textHeaders(data), data.rows, {
       width: TERMINAL_WIDTH,

@@ -33,7 +33,10 @@ export type { Interval, PairedComparison, Separation } from "./stats.ts";
 /** Version of the report's shape; bumped when a field changes incompatibly. */
 export const REPORT_VERSION = 1;
 
-/** Most matrix rows kept per task; the rest are counted in `omitted`. */
+/**
+ * Most matrix rows (tests whose outcome differs between trees) kept per task; the rest are
+ * counted in `omitted`.
+ */
 export const MATRIX_ROW_CAP = 300;
 
 /** The titles of the report's sections, in order; every renderer prints all of them. */
@@ -69,6 +72,27 @@ export const OUTCOME_LETTERS: Readonly<Record<Outcome, string>> = {
   xfailed: "X",
   "not-run": ".",
 };
+
+/**
+ * The ways an attempt can be confined (as its record says), in the order the report lists them.
+ * `_preface.ts` fails to type-check should an attempt record a mode missing here.
+ */
+export const SANDBOX_MODES = ["bubblewrap", "seatbelt", "none"] as const;
+/** How an attempt was confined, as it recorded it. */
+export type SandboxMode = typeof SANDBOX_MODES[number];
+
+/** The sandboxes the bout's attempts recorded (not today's configuration). */
+export interface SandboxUse {
+  /**
+   * The mode every attempt ran under; `mixed` when they ran under several, `unused` when no
+   * attempt ran (infrastructure errors do not count: the agent never started).
+   */
+  mode: SandboxMode | "mixed" | "unused";
+  /** Attempts that ran, per mode. */
+  attempts: Record<SandboxMode, number>;
+  /** Set when some attempts ran unconfined. */
+  warning: string | null;
+}
 
 /** One contestant against the ground truth. */
 export interface AgentRow {
@@ -226,7 +250,11 @@ export interface Discovery {
   };
 }
 
-/** One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS). */
+/**
+ * One task's cross-examination matrix, compact: one letter per cell (see OUTCOME_LETTERS). Only
+ * the tests whose outcome differs between the trees that ran are kept as rows; the others are
+ * counted in `same`.
+ */
 export interface MatrixView {
   /** Tests in the matrix, shown or not. */
   tests: number;
@@ -239,15 +267,19 @@ export interface MatrixView {
     /** The judge's pick. */
     picked: boolean;
   }[];
-  /** Per author: tests, reproductions (stable, failing on every run of B), rows shown. */
+  /**
+   * Per author: tests, reproductions (stable, failing on every run of B), rows shown, and tests
+   * left out for having the same outcome on every tree that ran.
+   */
   authors: {
     author: string;
     role: "contestant" | "examiner" | "repository";
     tests: number;
     reproducing: number;
     shown: number;
+    same: number;
   }[];
-  /** The rows shown, in matrix order. */
+  /** The rows shown: tests whose outcome differs between the trees that ran, in matrix order. */
   rows: {
     test: string;
     author: string;
@@ -256,7 +288,9 @@ export interface MatrixView {
     /** One letter per tree, in the order of trees. */
     outcomes: string;
   }[];
-  /** Rows left out past MATRIX_ROW_CAP. */
+  /** Tests left out because their outcome is the same on every tree that ran. */
+  same: number;
+  /** Tests whose outcome differs, left out past MATRIX_ROW_CAP. */
   omitted: number;
 }
 
@@ -308,8 +342,10 @@ export interface Report {
   generatedAt: string;
   /** The project and the judge's policy. */
   project: { name: string; repository: string; policy: string };
-  /** How agents were confined; a warning when they were not. */
-  sandbox: { mode: "bubblewrap" | "seatbelt" | "none"; warning: string | null };
+  /** How the attempts were confined, as each recorded it; a warning when some were not. */
+  sandbox: SandboxUse;
+  /** Set when no task was scored, so every number is empty: why, and what to do. */
+  noScoredTask: string | null;
   /** "Agents": every contestant, in configuration order. */
   agents: AgentRow[];
   /** "Are the differences real?": every two contestants. */

@@ -172,3 +172,18 @@ Deno.test("a repository owned by another user gets advice, and the user's safe.d
   equal(allowed.code, 0, allowed.stderr);
   match(allowed.stdout, /0 tasks from 1 change/);
 });
+
+Deno.test("bugbout report before any run says so and hints `bugbout run`", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, LAYOUTS["src-layout"]);
+  await Deno.writeTextFile(
+    join(dir.path, "bugbout.toml"),
+    `[project]\nsource = "src/shop"\n\n[[contestants]]\nagent = "command"\nname = "scripted"\n` +
+      `command = ["sh", "agent.sh"]\n`,
+  );
+  const run = await runBugbout(["report"], { cwd: dir.path });
+  equal(run.code, 1, run.stderr);
+  match(run.stderr, /Nothing to report yet: no bout has run here \(\.bugbout\/tasks\.json does/);
+  match(run.stderr, /hint: Run `bugbout run` to mine the tasks, race the agents and score them\./);
+  equal(run.stdout, "");
+});

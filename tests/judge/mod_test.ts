@@ -207,6 +207,77 @@ Deno.test("judge() gives cross-vendor the vendors of the agents", () => {
   assert.deepEqual(Object.values(crossVendor.patches).map((p) => p.approved), [false, false]);
 });
 
+Deno.test("judge() under cross-vendor treats agents of unknown vendor as different makers", () => {
+  const matrix = matrixOf({
+    trees: ["B", "alice", "bob"],
+    tests: [["a1", "alice", "F F P"], ["b1", "bob", "F P F"]],
+  });
+  const agents = [
+    { name: "alice", vendor: "unknown", role: "contestant" as const },
+    { name: "bob", vendor: "unknown", role: "contestant" as const },
+  ];
+  // Each approves the other's patch, as under majority; they differ on a test, so: abstain, but
+  // not because of vendors. The reason says their vendors were taken as different.
+  const verdict = judge(matrix, { policy: "cross-vendor", agents });
+  assert.deepEqual(Object.values(verdict.patches).map((p) => p.approved), [true, true]);
+  assert.match(verdict.reason, /cross-vendor: the vendor of alice, bob is unknown/);
+  assert.match(verdict.reason, /each counts as a vendor of its own/);
+  // With one of them picked, the note still says how vendors were read.
+  const one = judge(
+    matrixOf({ trees: ["B", "alice", "bob"], tests: [["b1", "bob", "F P F"]] }),
+    { policy: "cross-vendor", agents },
+  );
+  assert.equal(one.pick, "alice", one.reason);
+  assert.match(one.reason, /^picked alice: .*; cross-vendor: the vendor of alice, bob is unknown/);
+  // majority has nothing to say about vendors.
+  assert.doesNotMatch(judge(matrix, { policy: "majority", agents }).reason, /vendor/);
+});
+
+Deno.test("judge() under cross-vendor says why it abstains when it finds a single vendor", () => {
+  const matrix = matrixOf({
+    trees: ["B", "alice", "bob"],
+    tests: [["a1", "alice", "F P P"], ["b1", "bob", "F P P"]],
+  });
+  const agents = [
+    { name: "alice", vendor: "OpenAI", role: "contestant" as const },
+    { name: "bob", vendor: "openai", role: "contestant" as const },
+  ];
+  const verdict = judge(matrix, { policy: "cross-vendor", agents });
+  assert.equal(verdict.pick, null);
+  assert.match(verdict.reason, /^abstained: none of the 2 patches is approved/);
+  assert.match(
+    verdict.reason,
+    /cross-vendor: every agent here is of vendor openai, so no agent's test counts for another's patch/,
+  );
+});
+
+Deno.test("judge() under cross-vendor names the same-vendor tests it set aside when it abstains", () => {
+  // carol (anthropic) wrote no reproduction; alice and bob (openai) only reproduce each other.
+  const matrix = matrixOf({
+    trees: ["B", "alice", "bob", "carol"],
+    tests: [["a1", "alice", "F F P P"], ["b1", "bob", "F P F F"]],
+  });
+  const agents = [
+    { name: "alice", vendor: "openai", role: "contestant" as const },
+    { name: "bob", vendor: "openai", role: "contestant" as const },
+    { name: "carol", vendor: "anthropic", role: "contestant" as const },
+  ];
+  const verdict = judge(matrix, { policy: "cross-vendor", agents });
+  assert.equal(verdict.pick, "carol", verdict.reason);
+  const none = judge(
+    matrixOf({
+      trees: ["B", "alice", "bob", "carol"],
+      tests: [["a1", "alice", "F F P F"], ["b1", "bob", "F P F F"]],
+    }),
+    { policy: "cross-vendor", agents },
+  );
+  assert.equal(none.pick, null);
+  assert.match(
+    none.reason,
+    /cross-vendor: tests set aside as the patch agent's own vendor: bob's for alice \(openai\), alice's for bob \(openai\)/,
+  );
+});
+
 Deno.test("judge() refuses a policy it does not know", () => {
   const matrix = matrixOf({ trees: ["B"], tests: [] });
   assert.throws(() => judge(matrix, { policy: "lenient" as Policy, agents: [] }), /no such policy/);

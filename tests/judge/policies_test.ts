@@ -233,6 +233,35 @@ const cases: Case[] = [
     says: ["no independent reproduction", "same vendor"],
   },
   {
+    name: "cross-vendor counts an author of unknown vendor as a vendor of its own",
+    spec: { trees: trio, tests: [["b1", "bob", "F F P F F"]] },
+    agents: [
+      { name: "alice", vendor: "unknown", role: "contestant" },
+      { name: "bob", vendor: "Unknown", role: "contestant" },
+    ],
+    policy: "cross-vendor",
+    patch: "alice",
+    approved: true,
+    support: 1,
+    says: ["bob 1/1"],
+    evidence: ["b1"],
+  },
+  {
+    name: "cross-vendor still sets aside an author whose named vendor is the patch's",
+    spec: { trees: trio, tests: [["b1", "bob", "F F P F F"], ["c1", "carol", "F F P F F"]] },
+    agents: [
+      { name: "alice", vendor: "openai", role: "contestant" },
+      { name: "bob", vendor: "openai", role: "contestant" },
+      { name: "carol", vendor: "unknown", role: "contestant" },
+    ],
+    policy: "cross-vendor",
+    patch: "alice",
+    approved: true,
+    support: 1,
+    says: ["carol 1/1", "1 test by bob (same vendor) not counted"],
+    evidence: ["c1"],
+  },
+  {
     name: "strict rejects a patch that breaks an examiner's test passing on B",
     spec: {
       trees: ["B", "alice", "bob"],

@@ -54,6 +54,9 @@ export class Chromium implements AsyncDisposable {
   static async launch(executable: string, dir: string): Promise<Chromium> {
     const profile = join(dir, "profile");
     await Deno.mkdir(profile, { recursive: true });
+    // A profile left by an earlier browser must not point this one at a port long closed.
+    const port = join(profile, "DevToolsActivePort");
+    if (await Deno.lstat(port).then(() => true, () => false)) await Deno.remove(port);
     const child = new Deno.Command(executable, {
       args: [
         ...CHROMIUM_FLAGS,
@@ -118,6 +121,16 @@ export class Chromium implements AsyncDisposable {
       throw new Error(`Cannot evaluate ${expression}: ${JSON.stringify(exceptionDetails)}`);
     }
     return (result as { value: T }).value;
+  }
+
+  /** Lay the page out in a viewport of the given size (CSS pixels), as a window of that size. */
+  async viewport(width: number, height = 900): Promise<void> {
+    await this.send("Emulation.setDeviceMetricsOverride", {
+      width,
+      height,
+      deviceScaleFactor: 1,
+      mobile: false,
+    });
   }
 
   /** A PNG of the whole page at the given width. */

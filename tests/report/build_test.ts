@@ -14,6 +14,7 @@ import {
 } from "../../lib/records.ts";
 import { buildReport } from "../../lib/report/build.ts";
 import { reportSchema } from "../../lib/report/schema.ts";
+import { MATRIX_ROW_CAP } from "../../lib/report/types.ts";
 import { fixtureInput } from "./fixture.ts";
 
 const report = buildReport(fixtureInput());
@@ -314,62 +315,157 @@ Deno.test("buildReport() lists every task with outcomes, the pick and a compact 
     ["claude", false],
     ["cheater", false],
   ]);
+  // Only the tests whose outcome differs between trees are rows: the suite's test_parse_simple
+  // (PPPPP) is counted, not shown.
   deepEqual(m.rows.map((r) => r.outcomes), [
     "FFPPF",
     "FFPPF",
-    "PPPPP",
+    "PPPFP",
     "FFPPF",
     "EEPPE",
     "PPPFP",
-    "PPPPP",
     "PFPPP",
   ]);
-  deepEqual(m.rows.map((r) => r.unstable), [false, false, false, false, false, false, false, true]);
-  deepEqual(m.authors.map((a) => [a.author, a.tests, a.reproducing]), [
-    ["codex", 1, 1],
-    ["claude", 1, 1],
-    ["cheater", 1, 0],
-    ["gemini", 2, 2],
-    ["repository", 3, 0],
+  deepEqual(m.rows.map((r) => r.unstable), [false, false, false, false, false, false, true]);
+  deepEqual(m.authors.map((a) => [a.author, a.tests, a.reproducing, a.shown, a.same]), [
+    ["codex", 1, 1, 1, 0],
+    ["claude", 1, 1, 1, 0],
+    ["cheater", 1, 0, 1, 0],
+    ["gemini", 2, 2, 2, 0],
+    ["repository", 3, 0, 2, 1],
   ]);
-  deepEqual([m.tests, m.omitted], [8, 0]);
-  // issue-15: cheater's tree could not be built, its cells are not-run.
-  deepEqual(report.tasks[4].matrix!.rows.map((r) => r.outcomes), ["PPP.", "PPP.", "PPP."]);
+  deepEqual([m.tests, m.same, m.omitted], [8, 1, 0]);
+  // issue-15: cheater's tree could not be built. Compared on the trees that ran, every test
+  // has one outcome: no row, three counted.
+  const m15 = report.tasks[4].matrix!;
+  deepEqual([m15.rows, m15.same, m15.tests], [[], 3, 3]);
 });
 
-Deno.test("buildReport() caps a huge matrix, keeping agents' tests and varied ones first", () => {
+Deno.test("buildReport() keeps only the rows that differ between trees, and caps them", () => {
   const input = fixtureInput();
   const matrix = input.matrices.find((m) => m.task === "issue-13")!;
   for (let i = 0; i < 1000; i++) {
     const id = `tests/test_many.py::test_case[${i}]`;
     matrix.tests.push({ id, author: "repository", authorRole: "repository" });
-    // Every 100th test fails on claude's patch: those ten rows are kept before the uniform ones.
+    // Every 100th test fails on claude's patch; the other 990 pass everywhere.
     const claude = i % 100 === 0 ? "failed" : "passed";
     matrix.cells[id] = { B: "passed", "B#2": "passed", codex: "passed", claude, cheater: "passed" };
   }
   const view = buildReport(input).tasks[2].matrix!;
   equal(view.tests, 1006);
-  equal(view.rows.length, 300);
-  equal(view.omitted, 706);
-  // All four agent tests, then both original suite tests (one varies) ... in matrix order.
-  deepEqual(view.rows.slice(0, 4).map((r) => r.author), ["codex", "claude", "cheater", "gemini"]);
-  const many = view.rows.filter((r) => r.test.startsWith("tests/test_many.py"));
-  equal(many.filter((r) => r.outcomes === "PPPFP").length, 10);
+  // codex's, claude's and the suite's test_parse_naive differ, and ten of the many.
+  equal(view.rows.length, 13);
+  equal(view.same, 993);
+  equal(view.omitted, 0);
+  equal(view.rows.filter((r) => r.outcomes === "PPPFP").length, 10);
   const order = view.rows.map((r) => matrix.tests.findIndex((t) => t.id === r.test));
   deepEqual(order, [...order].sort((x, y) => x - y));
-  equal(view.authors.find((a) => a.author === "repository")!.shown, 296);
+  deepEqual(view.authors.find((a) => a.author === "repository")!, {
+    author: "repository",
+    role: "repository",
+    tests: 1002,
+    reproducing: 0,
+    shown: 11,
+    same: 991,
+  });
+
+  // Past the cap, agents' tests are kept first; the rest are counted in `omitted`.
+  for (let i = 0; i < 1000; i++) {
+    matrix.cells[`tests/test_many.py::test_case[${i}]`].claude = "failed";
+  }
+  const capped = buildReport(input).tasks[2].matrix!;
+  equal(capped.rows.length, MATRIX_ROW_CAP);
+  // codex's and claude's tests, test_parse_naive and the thousand differ.
+  equal(capped.omitted, 2 + 1 + 1000 - MATRIX_ROW_CAP);
+  deepEqual(capped.rows.slice(0, 2).map((r) => r.author), ["codex", "claude"]);
+  equal(capped.same, 3);
 });
 
-Deno.test("buildReport() warns prominently only when agents ran without a sandbox", () => {
+Deno.test("buildReport() takes the sandbox line from the attempts' records, not the config", () => {
+  // Every attempt of the fixture recorded "none": the whole bout ran unconfined.
+  deepEqual(report.sandbox.attempts, { bubblewrap: 0, seatbelt: 0, none: 19 });
+  equal(report.sandbox.mode, "none");
   ok(report.sandbox.warning?.includes('sandbox = "none"'));
+
+  // Today's config says "none", but the attempts ran in bubblewrap (`run --no-race` after
+  // changing the config): no warning.
   const input = fixtureInput();
-  input.project.sandbox = "bubblewrap";
+  input.project.sandbox = "none";
   input.attempts = input.attempts.map((a) => ({ ...a, sandbox: "bubblewrap" }));
-  deepEqual(buildReport(input).sandbox, { mode: "bubblewrap", warning: null });
-  // An agent that asked to run unconfined (`sandboxed = false`) is named.
+  deepEqual(buildReport(input).sandbox, {
+    mode: "bubblewrap",
+    attempts: { bubblewrap: 19, seatbelt: 0, none: 0 },
+    warning: null,
+  });
+
+  // Some agents unconfined: several modes, and those agents named.
   input.attempts = input.attempts.map((a) => a.agent === "cheater" ? { ...a, sandbox: "none" } : a);
-  const warning = buildReport(input).sandbox.warning ?? "";
-  ok(warning.startsWith("cheater ran outside bugbout's sandbox (sandboxed = false)"), warning);
+  const mixed = buildReport(input).sandbox;
+  equal(mixed.mode, "mixed");
+  deepEqual(mixed.attempts, { bubblewrap: 14, seatbelt: 0, none: 5 });
+  ok(
+    mixed.warning?.startsWith("cheater ran outside bugbout's sandbox on 5 of 19 attempts"),
+    mixed.warning ?? "",
+  );
+
+  // No attempt ran (an infrastructure error never started its agent): the sandbox was not used.
+  input.attempts = input.attempts.filter((a) => a.status === "infra-error");
+  deepEqual(buildReport(input).sandbox, {
+    mode: "unused",
+    attempts: { bubblewrap: 0, seatbelt: 0, none: 0 },
+    warning: null,
+  });
+});
+
+Deno.test("buildReport() says plainly when no task was scored, and why", () => {
+  equal(report.noScoredTask, null);
+  const input = fixtureInput();
+
+  // Mined, nothing run yet: no ground truth, run `bugbout run`.
+  const mined = buildReport({
+    ...input,
+    oracles: { ...input.oracles, oracles: {} },
+    attempts: [],
+    matrices: [],
+    verdicts: {},
+    resolutions: {},
+  });
+  equal(
+    mined.noScoredTask,
+    "No task was scored, so every number in this report is empty. Of 5 tasks: no ground truth " +
+      "yet (5). Run `bugbout run` to establish the ground truth, race the agents and score them.",
+  );
+
+  // Ground truth for every task, none scorable: the reasons, counted, most first.
+  const resolutions = Object.fromEntries(
+    Object.entries(input.resolutions).map(([id, r]) => [id, {
+      ...r,
+      scored: false,
+      reason: id === "issue-15" ? r.reason : "unscorable: no fail-to-pass test",
+    }]),
+  );
+  const unscorable = buildReport({ ...input, resolutions });
+  const text = unscorable.noScoredTask ?? "";
+  ok(text.startsWith("No task was scored, so every number in this report is empty. Of 5 tasks: "));
+  ok(text.includes("unscorable: no fail-to-pass test (3)"), text);
+  ok(text.includes("no fail-to-pass test: the fix's tests cannot be collected on Python 3.11 (1)"));
+  ok(text.includes("sanity gate: the unpatched tree already passes every fail-to-pass test (1)"));
+  ok(text.endsWith(`"How the tasks were found" gives each task's reason.`), text);
+  deepEqual(unscorable.agents.map((a) => a.tasks), [0, 0, 0]);
+
+  // Nothing mined at all.
+  const none = buildReport({
+    ...input,
+    tasks: { ...input.tasks, tasks: [], examined: 0 },
+    oracles: { ...input.oracles, oracles: {} },
+    attempts: [],
+    matrices: [],
+    verdicts: {},
+    resolutions: {},
+  });
+  ok(none.noScoredTask?.includes("No task has been mined yet. Run `bugbout run`"));
+  const examined = buildReport({ ...input, tasks: { ...input.tasks, tasks: [] } });
+  ok(examined.noScoredTask?.includes("None of the 240 commits examined became a task"));
 });
 
 Deno.test("buildReport() builds a valid report of a bout with nothing in it", () => {

@@ -264,7 +264,8 @@ const MATRICES: Matrix[] = [
   matrix("issue-11", ALL, [
     ["bugbout_tests/codex/test_issue_11.py::test_empty_header_does_not_crash", "codex", "FFPPF"],
     ["bugbout_tests/claude/test_headers.py::test_parse_empty_header", "claude", "FFPPF"],
-    [HOSTILE_TEST, "cheater", "PPPPP"],
+    // Passes on the unfixed code: no reproduction. Fails on claude's patch, so it is a row.
+    [HOSTILE_TEST, "cheater", "PPPFP"],
     ["bugbout_tests/gemini/test_issue_11.py::test_empty_header_is_empty_dict", "gemini", "FFPPF"],
     ["bugbout_tests/gemini/test_issue_11.py::test_whitespace_only_header", "gemini", "EEPPE"],
     ["tests/test_headers.py::test_parse_multiple_headers", "repository", "PPPFP"],

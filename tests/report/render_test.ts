@@ -52,7 +52,7 @@ function crowded(): Report {
 Deno.test("renderTerminal() prints every section", () => {
   const text = renderTerminal(report, { color: false });
   for (const title of titles) ok(text.includes(`\n${title}\n`), `missing section ${title}`);
-  ok(text.includes('WARNING: This bout ran with sandbox = "none"'));
+  ok(text.includes("WARNING: Every attempt of this bout ran without a sandbox"));
 });
 
 Deno.test("renderTerminal() fits every line in 100 columns, even when crowded", () => {
@@ -132,16 +132,20 @@ Deno.test("renderHtml() is one self-contained page with every section and chart"
   ok(html.startsWith("<!doctype html>"));
   for (const id of Object.keys(SECTION_TITLES)) ok(html.includes(`<section id="${id}"`), id);
   for (const title of titles) ok(html.includes(`<h2>${title.replace("'", "&#39;")}</h2>`), title);
-  for (const chart of ["chart-outcomes", "chart-picking", "chart-tasks"]) {
+  for (const chart of ["chart-outcomes", "chart-picking"]) {
     ok(html.includes(`<svg id="${chart}"`), chart);
   }
-  equal((html.match(/class="chart heatmap"/g) ?? []).length, 5);
+  ok(html.includes(`<table id="chart-tasks"`));
+  // A matrix table for each task with a row that differs between trees (issue-15 has none).
+  equal((html.match(/<table class="heatmap"/g) ?? []).length, 4);
   ok(html.includes(`id="sandbox-warning"`));
   // Nothing to fetch: no external resource of any kind, and a policy that forbids it anyway.
+  // Attribute values are escaped text (a hostile test id is a tooltip): only markup counts.
+  const markup = html.replace(/"[^"]*"/g, '""');
   for (
     const bad of [/<script/i, /<link/i, /<img/i, /<iframe/i, /<[^>]*\ssrc=/i, /@import/i, /url\(/i]
   ) {
-    equal(html.match(bad), null, `found ${bad}`);
+    equal(markup.match(bad), null, `found ${bad}`);
   }
   ok(html.includes(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`));
 });
@@ -160,13 +164,68 @@ Deno.test("renderHtml() escapes hostile titles and test ids", () => {
   ok(!hostile.includes("<svg onload"));
 });
 
-Deno.test("renderHtml() says when a matrix was cut, and leaves out the warning when sandboxed", () => {
+Deno.test("renderHtml() folds every matrix and counts the tests it does not show", () => {
+  const html = renderHtml(report);
+  equal((html.match(/<details class="matrix">/g) ?? []).length, 5, "every matrix folded");
+  equal(html.match(/<details[^>]* open/), null, "none open");
+  ok(html.includes("8 tests × 5 trees, 7 with outcomes that differ between trees"));
+  ok(html.includes("+ 1 test with the same outcome on every tree, all by repository"));
+  // issue-15's cheater tree did not run.
+  ok(html.includes("+ 3 tests with the same outcome on every tree that ran (codex 1, cheater 1"));
   const r = structuredClone(report);
   r.tasks[0].matrix!.omitted = 51_214;
-  r.sandbox = { mode: "bubblewrap", warning: null };
-  const html = renderHtml(r);
-  ok(html.includes("51214 more tests are not shown"));
-  ok(!html.includes("sandbox-warning"));
+  ok(renderHtml(r).includes("51214 more tests whose outcome differs are not shown"));
+});
+
+Deno.test("every renderer takes the sandbox line and its warning from the report", () => {
+  const r = structuredClone(report);
+  // The terminal wraps the line; HTML escapes the apostrophe.
+  const texts = () =>
+    [renderTerminal(r, { color: false }), renderMarkdown(r), renderHtml(r)].map((t) =>
+      t.replace(/\s+/g, " ").replaceAll("&#39;", "'")
+    );
+  r.sandbox = {
+    mode: "bubblewrap",
+    attempts: { bubblewrap: 19, seatbelt: 0, none: 0 },
+    warning: null,
+  };
+  for (const text of texts()) {
+    ok(text.includes("sandbox bubblewrap"));
+    ok(!/WARNING|sandbox-warning/.test(text));
+  }
+  r.sandbox = {
+    mode: "mixed",
+    attempts: { bubblewrap: 14, seatbelt: 0, none: 5 },
+    warning: "cheater ran outside bugbout's sandbox on 5 of 19 attempts",
+  };
+  for (const text of texts()) {
+    ok(text.includes("sandbox mixed: bubblewrap on 14 attempts, none on 5 attempts"), text);
+    ok(text.includes("cheater ran outside bugbout's sandbox on 5 of 19 attempts"));
+  }
+  r.sandbox = { mode: "unused", attempts: { bubblewrap: 0, seatbelt: 0, none: 0 }, warning: null };
+  for (const text of texts()) ok(text.includes("sandbox not used (no attempt ran)"));
+});
+
+Deno.test("every format says at its top when no task was scored", () => {
+  const r = structuredClone(report);
+  r.noScoredTask =
+    "No task was scored, so every number in this report is empty. Run `bugbout run`.";
+  const first = (text: string, marker: string) => {
+    const at = text.indexOf(marker);
+    ok(at >= 0, `no ${marker}`);
+    ok(at < text.indexOf(SECTION_TITLES.agents), `${marker} comes after the first section`);
+  };
+  first(renderTerminal(r, { color: false }), "No task was scored, so every number");
+  const md = renderMarkdown(r);
+  first(md, "> [!IMPORTANT]\n> No task was scored, so every number");
+  ok(md.includes("Run \\`bugbout run\\`."), "escaped for Markdown");
+  first(renderHtml(r), `<div class="notice" role="status" id="no-scored-task">No task was scored`);
+  equal(JSON.parse(renderJson(r)).noScoredTask, r.noScoredTask);
+  // Nothing of the kind when tasks were scored.
+  for (const text of [renderTerminal(report, { color: false }), renderMarkdown(report)]) {
+    ok(!text.includes("No task was scored"));
+  }
+  ok(!renderHtml(report).includes("no-scored-task"));
 });
 
 Deno.test("renderReport() renders every format", () => {

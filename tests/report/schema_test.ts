@@ -26,9 +26,13 @@ Deno.test("docs/report.schema.json is the schema generated from reportSchema", (
 Deno.test("a built report is valid against docs/report.schema.json", () => {
   const report = JSON.parse(renderJson(buildReport(fixtureInput())));
   deepEqual(validate(schema, report), []);
+  // Attempts under several sandboxes, and a bout with no scored task.
   const input = fixtureInput();
-  input.project.sandbox = "seatbelt";
-  deepEqual(validate(schema, JSON.parse(renderJson(buildReport(input)))), []);
+  input.attempts = input.attempts.map((a, i) => ({ ...a, sandbox: i % 2 ? "seatbelt" : "none" }));
+  input.resolutions = {};
+  const mixed = JSON.parse(renderJson(buildReport(input)));
+  deepEqual([mixed.sandbox.mode, typeof mixed.noScoredTask], ["mixed", "string"]);
+  deepEqual(validate(schema, mixed), []);
 });
 
 Deno.test("docs/report.schema.json rejects a report that breaks it", () => {
