@@ -111,6 +111,7 @@ export { VERSION } from "./lib/version.ts";
 export { runCli } from "./lib/cli/main.ts";
 export type { Io } from "./lib/cli/io.ts";
 export type { RaceProgress } from "./lib/race/mod.ts";
+export type { TaskProgress } from "./lib/testbed/mod.ts";
 export {
   ATTEMPT_STATUSES,
   type AttemptStatus,

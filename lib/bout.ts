@@ -29,6 +29,7 @@ import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
+import type { TaskProgress } from "./testbed/mod.ts";
 
 /** The stages of a bout, in order. */
 export const STAGES = ["mine", "oracle", "race", "examine", "judge", "score", "report"] as const;
@@ -40,6 +41,7 @@ export type BoutEvent =
   | { kind: "stage-start"; stage: Stage }
   | { kind: "stage-end"; stage: Stage; summary: string; ms: number }
   | { kind: "race"; event: RaceProgress }
+  | { kind: "tasks"; stage: "oracle" | "examine" | "score"; event: TaskProgress<unknown> }
   | { kind: "note"; text: string };
 
 /** Options of {@linkcode Bout.run}. */
@@ -157,7 +159,11 @@ export class Bout {
     const env = await testEnvFor(project, signal);
     const shared = { signal, sandbox, env };
     await stage("oracle", async () => {
-      const result = await oracleAll(project, selected, { ...shared, only: options.tasks });
+      const result = await oracleAll(project, selected, {
+        ...shared,
+        only: options.tasks,
+        onProgress: (event) => emit({ kind: "tasks", stage: "oracle", event }),
+      });
       return [result, result.summary];
     });
     if (options.tasksOnly) return await this.#report(stage, mined);
@@ -174,7 +180,10 @@ export class Bout {
       });
     }
     await stage("examine", async () => {
-      const result = await examineAll(project, selected, shared);
+      const result = await examineAll(project, selected, {
+        ...shared,
+        onProgress: (event) => emit({ kind: "tasks", stage: "examine", event }),
+      });
       return [result, result.summary];
     });
     await stage("judge", async () => {
@@ -182,7 +191,10 @@ export class Bout {
       return [result, result.summary];
     });
     await stage("score", async () => {
-      const result = await scoreAll(project, selected, shared);
+      const result = await scoreAll(project, selected, {
+        ...shared,
+        onProgress: (event) => emit({ kind: "tasks", stage: "score", event }),
+      });
       return [result, result.summary];
     });
     return await this.#report(stage, mined);
@@ -237,9 +249,6 @@ export class Bout {
       vendor: a.vendor,
       role: a.role,
     }));
-    const sandbox = project.config.run.sandbox === "none"
-      ? "none"
-      : (this.#sandbox?.kind ?? (Deno.build.os === "darwin" ? "seatbelt" : "bubblewrap"));
     return buildReport({
       project: {
         name: basename(project.repository).replace(/\.git$/, "").replace(/-[0-9a-f]{16}$/, ""),
@@ -247,7 +256,6 @@ export class Bout {
           ? project.config.project.repository
           : project.repository,
         policy: project.config.judge.policy,
-        sandbox,
       },
       tasks,
       oracles,

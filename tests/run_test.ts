@@ -42,6 +42,13 @@ Deno.test("bugbout run carries a bout through every stage, resumes, and renders 
     match(first.stderr, new RegExp(`\\] ${stage} +\\S`), `stage line for ${stage}`);
   }
   match(first.stderr, /race +6 attempt\(s\) ran, 0 already done: 6 patch/);
+  // Every stage that runs tests says as each task ends how far it is.
+  for (const stage of ["oracle", "examine", "score"]) {
+    match(
+      first.stderr,
+      new RegExp(`\\] ${stage} +issue-\\d+ done, \\d+ pytest sessions .* · 3/3 tasks`),
+    );
+  }
   match(first.stdout, /^Agents$/m);
   const results = join(fixture.dir, ".bugbout");
   for (const file of ["report.json", "report.md", "report.html", "tasks.json", "oracles.json"]) {

@@ -95,7 +95,7 @@ export const COMMANDS = {
   },
   run: {
     summary: "run a bout: mine, ground truth, race, cross-examine, judge, score, report",
-    usage: "[--task ID]... [--tasks-only] [--no-race] [--retry-failed]",
+    usage: "[--task ID]... [--tasks-only] [--no-race] [--retry-failed] [--quiet]",
     description:
       "Runs every stage, carrying on from whatever is already in .bugbout/: finished work is never\n" +
       "done twice, an agent added to bugbout.toml later runs alone, and Ctrl-C keeps everything\n" +
@@ -111,6 +111,7 @@ export const COMMANDS = {
         type: "boolean",
         help: "run attempts that ended on a quota or an infrastructure error again",
       },
+      quiet: { type: "boolean", short: "q", help: "print no progress, only the report" },
     },
   },
   report: {
@@ -159,13 +160,15 @@ export const COMMANDS = {
   },
   demo: {
     summary: "run a whole bout on a bundled project with built-in scripted agents",
-    usage: "[--dir DIR]",
+    usage: "[--dir DIR] [--quiet]",
     description:
       "Builds a small Python project whose history holds a handful of fixed bugs, races four\n" +
-      "scripted demo agents (careful, sloppy, weak fixes with tests, and a cheat) on it, and prints\n" +
-      "the report, leaving report.html beside it. Needs no agent CLI and no network.",
+      "scripted demo agents and a scripted examiner on it (none of them right everywhere, one a\n" +
+      "cheat), and prints the report, leaving report.html beside it. Needs no agent CLI and no\n" +
+      "network.",
     flags: {
       dir: { type: "string", value: "DIR", help: "where to build the demo (default: a temp dir)" },
+      quiet: { type: "boolean", short: "q", help: "print no progress, only the report" },
     },
   },
 } as const satisfies Record<string, CommandSpec>;

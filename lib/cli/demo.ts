@@ -28,7 +28,7 @@ export async function demoCommand({ flags, io, signal }: CommandContext<"demo">)
       "only the cross-examination, beats the best of them. Issue texts come from a stand-in for\n" +
       "GitHub on 127.0.0.1.\n",
   );
-  const progress = progressPrinter(io);
+  const progress = progressPrinter(io, { quiet: flags.quiet });
   try {
     const result = await runDemo(dir, { onEvent: progress.onEvent, signal });
     progress.stop();

@@ -1,55 +1,143 @@
 /**
- * Progress of a bout for a person: a summary line per stage with counts and time; while agents run,
- * one line per lane on a terminal (redrawn), plain timestamped lines otherwise.
+ * Progress of a bout for a person: a summary line per stage with counts and time, and in between
+ * what is running. On a terminal, the lines of work in flight (agents, tasks with the tree their
+ * pytest session is on) are redrawn every second under a line with counts and an estimate of the
+ * time left; otherwise a timestamped line as each attempt or task ends, and, when nothing was
+ * printed for a while, one that says what is running. `quiet` prints nothing.
  *
  * @module
  */
 
-import type { BoutEvent } from "../bout.ts";
+import type { BoutEvent, Stage } from "../bout.ts";
 import { palette } from "../style.ts";
+import { elapsed, plural } from "../words.ts";
 import type { Io } from "./io.ts";
-import { elapsed } from "../words.ts";
 
-function stamp(): string {
-  return new Date().toISOString().slice(11, 19);
+/** How progress is printed. */
+export interface ProgressOptions {
+  /** Print nothing. */
+  quiet?: boolean;
+  /** Off a terminal: how long without a line before one says what is running (default 10 s). */
+  heartbeatMs?: number;
+  /** The clock, in milliseconds (tests pass their own). */
+  now?: () => number;
+  /** Call `tick` every `ms` until the returned function is called (tests pass their own). */
+  every?: (ms: number, tick: () => void) => () => void;
 }
 
-/** A progress printer; call `stop()` when the bout ends. */
-export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop(): void } {
+/** A progress printer: feed it the bout's events, and call `stop()` when the bout ends. */
+export interface ProgressPrinter {
+  onEvent(event: BoutEvent): void;
+  stop(): void;
+}
+
+/** Something running: an agent on a task, or a task of a stage that runs tests. */
+interface Lane {
+  label: string;
+  at: number;
+  /** The tree its current pytest session runs on, and since when. */
+  tree?: { id: string; at: number };
+  sessions: number;
+}
+
+/** Tasks of the stage that runs tests now: how many, how many done, since when. */
+interface Tally {
+  stage: Stage;
+  total: number;
+  done: number;
+  sessions: number;
+  at: number;
+}
+
+const realEvery = (ms: number, tick: () => void) => {
+  const id = setInterval(tick, ms);
+  return () => clearInterval(id);
+};
+
+function stamp(at: number): string {
+  return new Date(at).toISOString().slice(11, 19);
+}
+
+/** The time left, once two units are done: the time so far for each, times what is left. */
+function eta(tally: Tally, now: number): string | undefined {
+  if (tally.done < 2 || tally.done >= tally.total) return undefined;
+  return elapsed(((now - tally.at) / tally.done) * (tally.total - tally.done));
+}
+
+/** A progress printer writing to `io`'s standard error. */
+export function progressPrinter(io: Io, options: ProgressOptions = {}): ProgressPrinter {
   const p = palette(io.color);
-  const lanes = new Map<string, { task: string; agent: string; at: number }>();
+  const now = options.now ?? (() => Date.now());
+  const every = options.every ?? realEvery;
+  const heartbeat = options.heartbeatMs ?? 10_000;
+  const live = io.interactive && io.errRaw !== undefined;
+  const lanes = new Map<string, Lane>();
+  let tally: Tally | undefined;
+  let stage: Stage | undefined;
   let drawn = 0;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let lastLine = now();
+  let cancel: (() => void) | undefined;
+
   const clear = () => {
-    if (!io.interactive || drawn === 0 || !io.errRaw) return;
-    io.errRaw(`\x1b[${drawn}A\x1b[J`);
+    if (!live || drawn === 0) return;
+    io.errRaw!(`\x1b[${drawn}A\x1b[J`);
     drawn = 0;
   };
+  const laneText = (lane: Lane, t: number) => {
+    const on = lane.tree ? ` on ${lane.tree.id} ${p.dim(`(${elapsed(t - lane.tree.at)})`)}` : "";
+    const count = lane.sessions ? p.dim(` · ${lane.sessions} done`) : "";
+    return `${lane.label}${on}${count}${lane.tree ? "" : ` ${p.dim(`(${elapsed(t - lane.at)})`)}`}`;
+  };
+  const tallyText = (t: number) => {
+    if (!tally) return undefined;
+    const left = eta(tally, t);
+    return `${tally.done}/${tally.total} tasks done, ${plural(tally.sessions, "pytest session")}` +
+      (left ? `, about ${left} left` : "");
+  };
   const draw = () => {
-    if (!io.interactive || !io.errRaw) return;
+    if (!live) return;
     clear();
-    const rows = [...lanes.values()].map((l) =>
-      `  ${p.accent("▸")} ${l.agent} on ${l.task}  ${p.dim(elapsed(Date.now() - l.at))}`
-    );
+    const t = now();
+    const rows: string[] = [];
+    const head = tallyText(t);
+    if (head) rows.push(`  ${p.dim(`${stage} ${head}`)}`);
+    for (const lane of lanes.values()) rows.push(`  ${p.accent("▸")} ${laneText(lane, t)}`);
     for (const row of rows) io.err(row);
     drawn = rows.length;
   };
   const line = (text: string) => {
     clear();
-    io.err(io.interactive ? text : `[${stamp()}] ${text}`);
+    io.err(live ? text : `[${stamp(now())}] ${text}`);
+    lastLine = now();
     draw();
   };
+  /** Off a terminal, when nothing was said for a while: what is running. */
+  const beat = () => {
+    const t = now();
+    if (live) return draw();
+    if (t - lastLine < heartbeat || !stage) return;
+    const running = [...lanes.values()].map((l) => laneText(l, t)).join("; ");
+    const head = tallyText(t);
+    const parts = [head, running ? `running ${running}` : undefined].filter(Boolean);
+    if (parts.length) line(`${stage.padEnd(8)} ${parts.join("; ")}`);
+  };
+  const lane = (key: string, label: string, at = now()) => {
+    lanes.set(key, { label, at, sessions: 0 });
+    if (live) draw();
+  };
+
+  if (options.quiet) return { onEvent() {}, stop() {} };
   return {
     onEvent(event) {
       switch (event.kind) {
         case "stage-start":
-          if (event.stage === "race" && io.interactive) timer = setInterval(draw, 1000);
+          stage = event.stage;
+          cancel ??= every(live ? 1000 : Math.min(1000, heartbeat), beat);
           break;
         case "stage-end":
-          if (event.stage === "race" && timer !== undefined) {
-            clearInterval(timer);
-            timer = undefined;
-          }
+          lanes.clear();
+          tally = undefined;
+          stage = undefined;
           line(
             `${p.bold(event.stage.padEnd(8))} ${event.summary} ${p.dim(`(${elapsed(event.ms)})`)}`,
           );
@@ -58,9 +146,8 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
           const e = event.event;
           const key = `${e.task}\0${e.agent}`;
           if (e.kind === "start") {
-            lanes.set(key, { task: e.task, agent: e.agent, at: e.at });
-            if (!io.interactive) line(`race     ${e.agent} started on ${e.task}`);
-            else draw();
+            lane(key, `${e.agent} on ${e.task}`, e.at);
+            if (!live) line(`race     ${e.agent} started on ${e.task}`);
           } else if (e.kind === "end") {
             lanes.delete(key);
             const mark = e.status === "patch"
@@ -74,13 +161,43 @@ export function progressPrinter(io: Io): { onEvent(event: BoutEvent): void; stop
           }
           break;
         }
+        case "tasks": {
+          const e = event.event;
+          if (e.event === "plan") {
+            tally = { stage: event.stage, total: e.run, done: 0, sessions: 0, at: now() };
+          } else if (e.event === "start") {
+            lane(e.task, e.task);
+          } else if (e.event === "session") {
+            const running = lanes.get(e.task);
+            if (running) running.tree = { id: e.tree, at: now() };
+          } else if (e.event === "run") {
+            const running = lanes.get(e.task);
+            if (running) running.sessions++;
+            if (tally) tally.sessions++;
+          } else if (e.event === "done") {
+            const running = lanes.get(e.task);
+            lanes.delete(e.task);
+            if (tally) tally.done++;
+            const t = now();
+            const took = running ? ` ${p.dim(`(${elapsed(t - running.at)})`)}` : "";
+            const sessions = running ? `, ${plural(running.sessions, "pytest session")}` : "";
+            const left = tally ? eta(tally, t) : undefined;
+            line(
+              `${event.stage.padEnd(8)} ${e.task} done${sessions}${took}` +
+                (tally ? p.dim(` · ${tally.done}/${tally.total} tasks`) : "") +
+                (left ? p.dim(` · about ${left} left`) : ""),
+            );
+          }
+          break;
+        }
         case "note":
           line(p.dim(event.text));
           break;
       }
     },
     stop() {
-      if (timer !== undefined) clearInterval(timer);
+      cancel?.();
+      cancel = undefined;
       clear();
     },
   };

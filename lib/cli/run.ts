@@ -14,7 +14,7 @@ import { progressPrinter } from "./progress.ts";
 /** Run a bout and print its report. */
 export async function runCommand({ flags, io, signal }: CommandContext<"run">): Promise<number> {
   const bout = await Bout.load(flags.config ?? ".");
-  const progress = progressPrinter(io);
+  const progress = progressPrinter(io, { quiet: flags.quiet });
   const p = palette(io.color);
   try {
     const report = await bout.run({

@@ -81,6 +81,8 @@ export interface ExamineContext {
   slots?: Slots;
   /** Called after every pytest session. */
   onRun?: (run: RunSummary) => void;
+  /** Called as every pytest session starts, with its tree. */
+  onStart?: (tree: string) => void;
   /** Stop: sessions in flight are killed, then {@linkcode InterruptedError} is thrown. */
   signal?: AbortSignal;
   /** The task's last matrix: its cells whose keys stand are not run again. */
@@ -185,7 +187,7 @@ export async function examineTask(
   if (suite.length > 0) runners.set(REPOSITORY, { key: inputsKey(suite) });
   const keyOf = (tree: string, owner: string) => cellKey(tree, runners.get(owner)!.key, sessions);
   const missingOn = (tree: string) => [...runners.keys()].filter((o) => !reuse.has(keyOf(tree, o)));
-  const log = new RunLog(context.onRun);
+  const log = new RunLog(context.onRun, context.onStart);
   const settings = sessionSettings(project, task, {
     sandbox: context.sandbox,
     env: context.env,

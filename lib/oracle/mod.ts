@@ -36,6 +36,7 @@ import {
 } from "../records.ts";
 import {
   hiddenTestFiles,
+  type OnSession,
   RunLog,
   runTaskStage,
   sessionInputs,
@@ -121,7 +122,7 @@ export async function oracleAll(
 /** One task: build B and G, run each side `reruns` times (sides in parallel), decide. */
 async function oracleOf(project: Project, task: Task, context: TaskContext): Promise<Oracle> {
   const { signal, work } = context;
-  const log = new RunLog(context.onRun);
+  const log = new RunLog(context.onRun, context.onStart);
   const blank = (status: Oracle["status"], reason: string): Oracle => ({
     task: task.id,
     inputsKey: context.key,
@@ -165,8 +166,10 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
     const side = async (tree: string, name: "B" | "G") => {
       const done: PytestRun[] = [];
       for (let i = 0; i < project.config.tasks.reruns; i++) {
+        const record = log.on(name);
         const run = await context.slots.use(() => {
           if (signal?.aborted) throw new InterruptedError();
+          record.starting?.();
           return runPytest({
             sandbox: context.sandbox,
             env: context.env,
@@ -186,7 +189,7 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
             signal,
           });
         });
-        log.on(name)(run);
+        record(run);
         done.push(run);
       }
       return mergeRepeats(done);
@@ -258,12 +261,13 @@ async function collectedIds(
   context: TaskContext,
   tree: string,
   files: string[],
-  onRun: (run: PytestRun) => void,
+  onRun: OnSession,
 ): Promise<Set<string>> {
   const present = await existing(tree, files);
   if (present.length === 0) return new Set();
-  const run = await context.slots.use(() =>
-    runPytest({
+  const run = await context.slots.use(() => {
+    onRun.starting?.();
+    return runPytest({
       sandbox: context.sandbox,
       env: context.env,
       tree,
@@ -278,8 +282,8 @@ async function collectedIds(
       trustPartial: true,
       watchTree: false,
       signal: context.signal,
-    })
-  );
+    });
+  });
   onRun(run);
   return new Set(Object.keys(run.outcomes));
 }

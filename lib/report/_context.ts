@@ -35,11 +35,6 @@ export interface ReportInput {
     name: string;
     repository: string;
     policy: string;
-    /**
-     * Today's `[run] sandbox`. Not read: the report says what each attempt recorded, since the
-     * configuration may have changed since the agents ran.
-     */
-    sandbox?: "bubblewrap" | "seatbelt" | "none";
   };
   /** `tasks.json`. */
   tasks: TasksFile;

@@ -82,6 +82,8 @@ export interface ScoreContext {
   slots?: Slots;
   /** Called after every pytest session. */
   onRun?: (run: RunSummary) => void;
+  /** Called as every pytest session starts, with its tree. */
+  onStart?: (tree: string) => void;
   /** Stop: sessions in flight are killed, then {@linkcode InterruptedError} is thrown. */
   signal?: AbortSignal;
   /** The task's last resolution: its units and cells whose keys stand are not run again. */
@@ -177,7 +179,7 @@ export async function scoreTask(
   const { signal } = context;
   const { oracle, verdict } = inputs;
   const key = resolutionInputsKey(project, task, inputs, context.env);
-  const log = new RunLog(context.onRun);
+  const log = new RunLog(context.onRun, context.onStart);
   const reuse = new Reuser(context.previous?.reuse);
   const unscored = (reason: string, sanity?: Resolution["sanity"]): Resolution => ({
     task: task.id,
@@ -308,7 +310,6 @@ async function sanityGates(
 /** Phase 2: every contestant's patch, source changes only, against the hidden tests. */
 async function scorePatches(s: Scoring, base: string): Promise<Resolution["patches"]> {
   const { inputs, context } = s;
-  const { oracle } = inputs;
   const patches: Resolution["patches"] = {};
   const contestants = inputs.attempts.filter((a) => a.attempt.role === "contestant");
   await Promise.all(contestants.map(async ({ attempt, patches: texts }) => {

@@ -69,10 +69,9 @@ export {
   replayClass,
 } from "./roles.ts";
 export { cellKey, Reuser, reuseSummary } from "./reuse.ts";
-export { countOutcomes, RunLog, summariseRun } from "./runs.ts";
+export { countOutcomes, type OnSession, RunLog, summariseRun } from "./runs.ts";
 export {
   type GroupResult,
-  type OnSession,
   type PreparedTree,
   prepareTree,
   runGroups,

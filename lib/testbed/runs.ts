@@ -30,30 +30,40 @@ export function summariseRun(tree: string, index: number, run: PytestRun): RunSu
   };
 }
 
+/** Told of every pytest session: when it ends (with the authors it held), and as it starts. */
+export interface OnSession {
+  (run: PytestRun, owners?: string[]): void;
+  /** Called as the session starts, once it has its slot. */
+  starting?: () => void;
+}
+
 /**
  * Collects the sessions of one task: `on(tree)` gives the callback for that tree's sessions, which
- * numbers them, keeps their summaries and passes each to `onRun`.
+ * numbers them, keeps their summaries and passes each to `onRun` (and tells `onStart` of each
+ * session as it starts).
  */
 export class RunLog {
   /** Every session so far, in the order they ended. */
   readonly runs: RunSummary[] = [];
   #next = new Map<string, number>();
   #onRun?: (run: RunSummary) => void;
+  #onStart?: (tree: string) => void;
 
-  /** A log that also tells `onRun` of every session. */
-  constructor(onRun?: (run: RunSummary) => void) {
+  /** A log that also tells `onRun` of every session, and `onStart` of each as it starts. */
+  constructor(onRun?: (run: RunSummary) => void, onStart?: (tree: string) => void) {
     this.#onRun = onRun;
+    this.#onStart = onStart;
   }
 
   /** The callback for the sessions of `tree`. */
-  on(tree: string): (run: PytestRun) => void {
-    return (run) => {
+  on(tree: string): OnSession {
+    return Object.assign((run: PytestRun) => {
       const index = this.#next.get(tree) ?? 0;
       this.#next.set(tree, index + 1);
       const summary = summariseRun(tree, index, run);
       this.runs.push(summary);
       this.#onRun?.(summary);
-    };
+    }, { starting: () => this.#onStart?.(tree) });
   }
 
   /** The sessions sorted by tree (by `order` when given, else by name), then by number. */

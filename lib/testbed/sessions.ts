@@ -31,6 +31,7 @@ import {
   suiteGroup,
   type TestGroup,
 } from "./install.ts";
+import type { OnSession } from "./runs.ts";
 import type { Slots } from "./slots.ts";
 
 /** How pytest sessions run. */
@@ -75,16 +76,15 @@ export interface GroupResult {
   suspect: GuardEvent[];
 }
 
-/** Called for every session: the run and the authors whose tests it held. */
-export type OnSession = (run: PytestRun, owners: string[]) => void;
-
 function session(
   tree: string,
   groups: readonly TestGroup[],
   s: SessionSettings,
+  onSession: OnSession,
 ): Promise<PytestRun> {
   return s.slots.use(() => {
     if (s.signal?.aborted) throw new InterruptedError();
+    onSession.starting?.();
     return runPytest({
       sandbox: s.sandbox,
       env: s.env,
@@ -136,7 +136,7 @@ export async function runGroups(
   const active = groups.filter((g) => g.targets.length > 0);
   const results = new Map<TestGroup, GroupResult>();
   const run = async (batch: readonly TestGroup[]) => {
-    const ran = await session(tree, batch, settings);
+    const ran = await session(tree, batch, settings, onSession);
     onSession(ran, batch.map((g) => g.owner));
     if (ran.treeChanged && restore) await restore();
     return ran;

@@ -24,11 +24,17 @@ import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { settleAll, Slots } from "./slots.ts";
 
-/** What a per-task stage reports as it goes; `R` is its result for one task. */
+/**
+ * What a per-task stage reports as it goes; `R` is its result for one task. `plan` comes first,
+ * once every task is known to be reused, skipped or to run; then, per task that runs, `start`,
+ * a `session` as each pytest session starts and a `run` as it ends, and `done`.
+ */
 export type TaskProgress<R> =
+  | { event: "plan"; run: number; cached: number; skipped: number }
   | { event: "cached"; task: string; result: R }
   | { event: "skipped"; task: string; reason: string }
   | { event: "start"; task: string; trees?: number }
+  | { event: "session"; task: string; tree: string }
   | { event: "run"; task: string; run: RunSummary }
   | { event: "done"; task: string; result: R };
 
@@ -76,6 +82,8 @@ export interface TaskContext {
   work: string;
   /** Call after every pytest session. */
   onRun: (run: RunSummary) => void;
+  /** Call as every pytest session starts, with the tree it runs on. */
+  onStart: (tree: string) => void;
   /** Stop. */
   signal?: AbortSignal;
 }
@@ -149,12 +157,14 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
   const done = new Map<string, R>();
   let saving = Promise.resolve();
 
-  const one = async (task: Task) => {
+  // First what every task needs (reused, skipped or run), so progress can count what is left.
+  const todo: { task: Task; input: I; key: string }[] = [];
+  for (const task of chosen) {
     const input = inputs.get(task.id)!;
     if (typeof input === "string" || !env || !sandbox) {
       outcome.skipped++;
       emit({ event: "skipped", task: task.id, reason: String(input) });
-      return;
+      continue;
     }
     const key = stage.key(task, input, env);
     const saved = await stage.saved(task);
@@ -162,8 +172,14 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
       done.set(task.id, saved);
       outcome.reused++;
       emit({ event: "cached", task: task.id, result: saved });
-      return;
+      continue;
     }
+    todo.push({ task, input, key });
+  }
+  emit({ event: "plan", run: todo.length, cached: outcome.reused, skipped: outcome.skipped });
+
+  const one = async ({ task, input, key }: typeof todo[number]) => {
+    if (!env || !sandbox) return;
     await taskSlots.use(async () => {
       if (signal?.aborted) throw new InterruptedError();
       emit({ event: "start", task: task.id, trees: stage.trees?.(task, input) });
@@ -181,6 +197,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
             outcome.sessions++;
             emit({ event: "run", task: task.id, run });
           },
+          onStart: (tree) => emit({ event: "session", task: task.id, tree }),
         });
       } finally {
         await removeTree(work);
@@ -193,7 +210,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
     });
   };
   // Each task waits for its own save, so everything finished is on disk when this returns.
-  await settleAll(chosen.map(one), signal);
+  await settleAll(todo.map(one), signal);
   for (const task of chosen) {
     if (done.has(task.id)) outcome.results.set(task.id, done.get(task.id)!);
   }

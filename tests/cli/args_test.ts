@@ -14,6 +14,7 @@ const runFlagsAreTyped: Exact<FlagsOf<"run">, {
   "tasks-only": boolean;
   "no-race": boolean;
   "retry-failed": boolean;
+  quiet: boolean;
   config?: string;
   "no-color": boolean;
   help: boolean;
@@ -44,6 +45,7 @@ Deno.test("parseInvocation gives absent booleans as false and an absent repeatab
       "tasks-only": false,
       "no-race": false,
       "retry-failed": false,
+      quiet: false,
       "no-color": false,
       help: false,
     },

@@ -99,12 +99,21 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
     onProgress: (e) => events.push(e),
   })).file;
   deepEqual(
-    events.filter((e) => e.event !== "run").map((e) => `${e.event}:${e.task}`),
-    ["cached:quick", "start:slow", "done:slow"],
+    events.filter((e) => e.event !== "run" && e.event !== "session").map((e) =>
+      "task" in e ? `${e.event}:${e.task}` : `${e.event}:${e.run} to run, ${e.cached} reused`
+    ),
+    ["cached:quick", "plan:1 to run, 1 reused", "start:slow", "done:slow"],
+  );
+  // Every session says where it runs before it ends.
+  deepEqual(
+    events.filter((e) => e.event === "session" || e.event === "run").map((e) =>
+      e.event === "session" ? `start ${e.tree}` : `end ${e.run.tree}`
+    ).sort(),
+    ["end B", "end B", "end G", "end G", "start B", "start B", "start G", "start G"],
   );
   deepEqual(file.oracles.quick, killed.oracles.quick);
   deepEqual(file.oracles.slow.failToPass, ["tests/test_two.py::test_two"]);
-  ok(events.every((e) => e.task !== "quick" || e.event === "cached"));
+  ok(events.every((e) => !("task" in e) || e.task !== "quick" || e.event === "cached"));
   // The killed run's working trees are gone too.
   const left = [];
   for await (const e of Deno.readDir(project.cacheDir("oracle"))) left.push(e.name);

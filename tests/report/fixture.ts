@@ -481,7 +481,6 @@ export function fixtureInput(overrides: Partial<ReportInput> = {}): ReportInput 
       name: "headers",
       repository: "https://github.com/acme/headers",
       policy: "majority",
-      sandbox: "none" as const,
     },
     tasks: TASKS,
     oracles: ORACLES,

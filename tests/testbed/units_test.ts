@@ -285,7 +285,7 @@ Deno.test("applyPatch() applies only the paths it is told to, and says why a pat
   equal(await Deno.readTextFile(join(dir.path, "base", "pkg/a.py")), "A = 1\n");
 });
 
-Deno.test("runGroups() runs each group in a process of its own, and reruns alone the groups a hung session never reached", async () => {
+Deno.test("runGroups() runs each group in a process of its own under its own time limit, and reruns alone the groups a killed session never reached", async () => {
   await using dir = await tempDir();
   // The environment reads packaging files from a repository: a tiny one without any.
   const repo = new RepoBuilder();
@@ -306,6 +306,9 @@ Deno.test("runGroups() runs each group in a process of its own, and reruns alone
     "tests/_bugbout_crash/test_crash.py": "import os\nos._exit(3)\n",
     "tests/_bugbout_hang/__init__.py": "",
     "tests/_bugbout_hang/test_hang.py": "def test_hang():\n    while True:\n        pass\n",
+    "tests/_bugbout_killer/__init__.py": "",
+    "tests/_bugbout_killer/test_kill.py":
+      "import os, signal\n\n\ndef test_kill():\n    os.kill(os.getppid(), signal.SIGKILL)\n",
     "tests/_bugbout_good/__init__.py": "",
     "tests/_bugbout_good/test_good.py": "def test_good():\n    assert False\n",
   });
@@ -335,7 +338,7 @@ Deno.test("runGroups() runs each group in a process of its own, and reruns alone
       whole("good", "tests/_bugbout_good/test_good.py"),
     ],
     { ...settings(60_000), sandbox: sb },
-    (_run, owners) => sessions.push(owners),
+    (_run, owners) => sessions.push(owners ?? []),
   );
   // One group's crash is its own: the others ran in processes of their own and need no rerun.
   deepEqual(sessions, [[REPOSITORY, "crash", "good"]]);
@@ -354,14 +357,37 @@ Deno.test("runGroups() runs each group in a process of its own, and reruns alone
       whole("good", "tests/_bugbout_good/test_good.py"),
     ],
     { ...settings(4_000), sandbox: sb },
-    (_run, owners) => sessions.push(owners),
+    (_run, owners) => sessions.push(owners ?? []),
   );
-  // The suite finished before the hang and keeps its outcome; the hang is its own outcome; the
-  // group the session never reached runs again alone.
-  deepEqual(sessions, [[REPOSITORY, "hang", "good"], ["good"]]);
+  // Each group has its own time limit: the hang is stopped and the session goes on.
+  deepEqual(sessions, [[REPOSITORY, "hang", "good"]]);
   deepEqual(hung.map((g) => [g.owner, g.status, Object.fromEntries(g.outcomes)]), [
     [REPOSITORY, "ok", { "tests/test_ok.py::test_ok": "passed" }],
     ["hang", "timeout", { "tests/_bugbout_hang/test_hang.py::test_hang": "not-run" }],
     ["good", "ok", { "tests/_bugbout_good/test_good.py::test_good": "failed" }],
   ]);
+
+  // A group that kills the session itself tampered with the grading; the group the session never
+  // reached runs again alone.
+  sessions.length = 0;
+  const killed = await runGroups(
+    tree,
+    [
+      suite,
+      whole("killer", "tests/_bugbout_killer/test_kill.py"),
+      whole("good", "tests/_bugbout_good/test_good.py"),
+    ],
+    { ...settings(60_000), sandbox: sb },
+    (_run, owners) => sessions.push(owners ?? []),
+  );
+  deepEqual(sessions, [[REPOSITORY, "killer", "good"], ["good"]]);
+  deepEqual(killed.map((g) => [g.owner, g.status, Object.fromEntries(g.outcomes)]), [
+    [REPOSITORY, "ok", { "tests/test_ok.py::test_ok": "passed" }],
+    ["killer", "tampered", {}],
+    ["good", "ok", { "tests/_bugbout_good/test_good.py::test_good": "failed" }],
+  ]);
+  match(
+    killed[1].message!,
+    /killed its own test session \(tests\/_bugbout_killer\/test_kill\.py:5/,
+  );
 });
