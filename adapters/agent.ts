@@ -168,6 +168,11 @@ export interface AdapterDefinition<Options = Record<string, unknown>> {
   /** True when `name` must be given (no agent type to name it after). */
   requiresName?: boolean;
   /**
+   * Each entry of this type has a rate limit of its own (its name) unless `quota` says otherwise:
+   * for agents that share no vendor account, such as any command.
+   */
+  ownQuota?: boolean;
+  /**
    * The adapter's own options: a validator for the keys of its `[[contestants]]` table other
    * than the common ones (a strict zod object schema, keys with dashes, is the usual choice; its
    * keys are then listed in error messages).

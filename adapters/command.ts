@@ -103,6 +103,7 @@ export const command: AdapterDefinition<z.infer<typeof options>> = {
   description: "any agent with a command line (configured with command = [...])",
   executable: "",
   requiresName: true,
+  ownQuota: true,
   options,
   create(spec) {
     const uses = spec.options.command.join(" ");

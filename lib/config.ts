@@ -295,12 +295,13 @@ async function agentEntry(
     throw new ConfigError(`${file}: ${where} (${type}) needs a "name" for the report.`);
   }
   const baseName = type.includes("/") || type.includes(".") ? (adapter.type ?? type) : type;
+  const name = c.name ?? (c.model ? `${baseName}/${c.model}` : baseName);
   return {
     type,
-    name: c.name ?? (c.model ? `${baseName}/${c.model}` : baseName),
+    name,
     model: c.model,
     vendor: c.vendor ?? guessVendor(c.model, adapter.defaultVendor ?? "unknown"),
-    quota: c.quota ?? baseName,
+    quota: c.quota ?? (adapter.ownQuota ? name : baseName),
     options: parsedOptions.data as Record<string, unknown>,
     adapter,
     role,

@@ -56,6 +56,22 @@ agent = "mini-swe-agent"
 model = "ollama/qwen3-coder:30b"
 quota = "local"
 
+[[contestants]]
+agent = "command"
+name = "script-a"
+command = ["true"]
+
+[[contestants]]
+agent = "command"
+name = "script-b"
+command = ["true"]
+
+[[contestants]]
+agent = "command"
+name = "script-c"
+command = ["true"]
+quota = "script-a"
+
 [[examiners]]
 agent = "gemini-cli"
 assignment = "specify"
@@ -66,6 +82,10 @@ assignment = "specify"
       ["codex/gpt-5.1-codex", "openai", "codex"],
       ["claude-code", "anthropic", "claude-code"],
       ["mini-swe-agent/ollama/qwen3-coder:30b", "alibaba", "local"],
+      // Commands share no account: each has a lane of its own unless told otherwise.
+      ["script-a", "unknown", "script-a"],
+      ["script-b", "unknown", "script-b"],
+      ["script-c", "unknown", "script-a"],
     ]);
     deepEqual(config.contestants[0].options, { "reasoning-effort": "high" });
     equal(config.examiners[0].assignment, "specify");

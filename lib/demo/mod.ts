@@ -54,7 +54,6 @@ export async function runDemo(dir: string, options: DemoOptions = {}): Promise<D
       `[[${table}]]`,
       `agent = "command"`,
       `name = "scripted-${kind}"`,
-      `quota = "scripted-${kind}"`,
       `vendor = "${kind === "examiner" ? "scripted-examiners" : "scripted"}"`,
       `command = ["python3", ${JSON.stringify(scripts[kind])}, "{prompt_file}"]`,
       "",
