@@ -11,7 +11,7 @@
  */
 
 import { existsSync } from "node:fs";
-import { z } from "zod";
+import { z } from "../lib/deps.ts";
 import type {
   AdapterDefinition,
   AgentReport,

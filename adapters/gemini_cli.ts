@@ -11,7 +11,7 @@
  */
 
 import { join } from "node:path";
-import { z } from "zod";
+import { z } from "../lib/deps.ts";
 import type {
   AdapterDefinition,
   AgentReport,

@@ -9,7 +9,7 @@
  */
 
 import { join } from "node:path";
-import { z } from "zod";
+import { z } from "../lib/deps.ts";
 import type {
   AdapterDefinition,
   AgentReport,

@@ -10,7 +10,7 @@
  */
 
 import { join } from "node:path";
-import { z } from "zod";
+import { z } from "../lib/deps.ts";
 import type {
   AdapterDefinition,
   AgentReport,

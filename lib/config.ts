@@ -7,8 +7,7 @@
  */
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
-import { z } from "zod";
+import { parseToml, TomlError, z } from "./deps.ts";
 import type { AdapterDefinition, AgentSpec, CodingAgent } from "../adapters/agent.ts";
 import { builtinAdapters } from "../adapters/mod.ts";
 import { ConfigError } from "./errors.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "./deps.ts";
 import { closest } from "./suggest.ts";
 
 function describeValue(value: unknown): string {

@@ -9,7 +9,7 @@
  */
 
 import { dirname, join, relative } from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
+import { parseToml, TomlError } from "./deps.ts";
 import { lstatIfExists, readDirIfExists, readTextIfExists } from "./fs.ts";
 
 /** What `init` found. */

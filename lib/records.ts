@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "./deps.ts";
 
 /** Version of the results layout; bumped when a file's shape changes incompatibly. */
 export const RESULTS_VERSION = 1;

@@ -1,6 +1,6 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { z } from "zod";
+import { z } from "../lib/deps.ts";
 import { LockedError, StoreError } from "../lib/errors.ts";
 import { readJson, ResultsDir, writeJsonAtomic } from "../lib/store.ts";
 

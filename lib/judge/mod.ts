@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type { z } from "../deps.ts";
 import { type AgentInfo, judge } from "../../judge/mod.ts";
 import type { Policy } from "../config.ts";
 import { readMatrices } from "../examine/mod.ts";

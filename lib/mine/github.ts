@@ -15,7 +15,7 @@ import { slug as fileSlug } from "../hash.ts";
 import { StoreError } from "../errors.ts";
 import { NotInstalledError, run, which } from "../proc.ts";
 import { readJson, writeJsonAtomic } from "../store.ts";
-import { z } from "zod";
+import { z } from "../deps.ts";
 import { closingReferences, ownReferences } from "./refs.ts";
 
 /** Where a token came from. */

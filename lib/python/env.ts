@@ -22,7 +22,7 @@
  */
 
 import { dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import { z } from "../deps.ts";
 import { cachedTree, copyTree } from "../checkout.ts";
 import { BugboutError } from "../errors.ts";
 import { revParse } from "../git.ts";

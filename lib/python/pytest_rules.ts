@@ -9,7 +9,7 @@
  * @module
  */
 
-import { parse as parseToml, TomlError } from "smol-toml";
+import { parseToml, TomlError } from "../deps.ts";
 
 /** The discovery settings that decide what pytest collects. */
 export interface PytestRules {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../deps.ts";
 import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../records.ts";
 import { COMPARABLE_ROLES } from "../testbed/mod.ts";
 import {

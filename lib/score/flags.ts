@@ -17,7 +17,7 @@
  * @module
  */
 
-import { parse as parseToml, TomlError } from "smol-toml";
+import { parseToml, TomlError } from "../deps.ts";
 import { canonicalJson } from "../hash.ts";
 import { parseIni } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";

@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type { z } from "../deps.ts";
 import { readMatrix } from "../examine/mod.ts";
 import { readVerdicts } from "../judge/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
