@@ -261,6 +261,9 @@ export class BubblewrapSandbox implements Sandbox {
       return await runConfined([this.#bwrap, ...args], c, {
         env: { ...c.env, ...run.env, HOME: plan.home, TMPDIR: "/tmp" },
         writable,
+        // A stop kills bwrap's whole group, its PID 1 included: bwrap binds PID 1 to itself
+        // (--die-with-parent) only after it has started, so a stop that early would leave it.
+        ownGroup: true,
       });
     } finally {
       await handover?.release();

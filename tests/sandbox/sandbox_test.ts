@@ -210,3 +210,35 @@ Deno.test("the unconfined sandbox kills the whole process group on timeout", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a stop as bubblewrap is still starting leaves no process behind", async () => {
+  const sandbox = await openSandbox("bubblewrap");
+  const dir = await tempDir();
+  try {
+    // Stopped a few milliseconds later each time, so some stops land while bwrap is still
+    // setting up, before it has bound its PID 1 to itself.
+    for (let i = 0; i < 20; i++) {
+      const marker = `${3000 + i}.${Date.now() % 100000}`;
+      const stop = new AbortController();
+      const running = sandbox.run(
+        ["sh", "-c", `exec python3 -c 'import time; time.sleep(600)' ${marker}`],
+        base(dir, { signal: stop.signal, timeoutMs: 600_000, env: { PATH } }),
+      );
+      await new Promise((r) => setTimeout(r, 2 * i));
+      stop.abort();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settled = await Promise.race([
+        running.then((r) => r.aborted),
+        new Promise<string>((r) => timer = setTimeout(() => r("still running"), 60_000)),
+      ]);
+      clearTimeout(timer);
+      for (let n = 0; n < 50 && await hostProcesses(marker) > 0; n++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      equal(settled, true, `attempt ${i}`);
+      equal(await hostProcesses(marker), 0, `attempt ${i} left processes`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
