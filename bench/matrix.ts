@@ -137,7 +137,12 @@ try {
         const outcomes: [string, Outcome][] = [];
         // The B repeats share one tree, so their cells run one after another, like bugbout's.
         for (const test of matrix.tests) {
-          const cell = { owner: "cell", targets: [test.id], idOf: (id: string) => id };
+          const cell = {
+            owner: "cell",
+            targets: [test.id],
+            idOf: (id: string) => id,
+            nodeOf: (id: string) => id,
+          };
           const [result] = await runGroups(dirs.get(tree.id)!, [cell], settings, () => {});
           outcomes.push([test.id, lookupOutcome(result.outcomes, test.id)]);
         }

@@ -110,9 +110,12 @@ export function firstTampering(events: Tampering["events"]): string {
 export function matrixFacts(matrix: Matrix): MatrixFacts {
   const baseRuns = matrix.trees.filter((t) => t.kind === "base" && t.status === "ok");
   const unstable = new Set(matrix.unstableOnB);
-  const onBase = (test: MatrixTest, accept: (o: Outcome) => boolean) =>
-    baseRuns.length > 0 && !unstable.has(test.id) &&
-    baseRuns.every((tree) => accept(cellOf(matrix, test.id, tree.id)));
+  // A repeat of B that did not run a test on purpose (it passed everywhere) has no cell for it.
+  const onBase = (test: MatrixTest, accept: (o: Outcome) => boolean) => {
+    const row = matrix.cells[test.id] ?? {};
+    const ran = baseRuns.filter((tree) => row[tree.id] !== undefined);
+    return ran.length > 0 && !unstable.has(test.id) && ran.every((tree) => accept(row[tree.id]));
+  };
   const passes = (o: Outcome) => o === "passed";
   const patches = matrix.trees.filter((t) => t.kind === "patch");
   const blamed = tamperers(matrix);

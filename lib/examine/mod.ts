@@ -42,6 +42,7 @@ import {
   attemptsFingerprint,
   type AuthorTests,
   cellKey,
+  cellOn,
   type GroupResult,
   hasCandidate,
   type Owner,
@@ -49,6 +50,7 @@ import {
   prepareTree,
   Reuser,
   reuseSummary,
+  rowIds,
   RunLog,
   runPrepared,
   runTaskStage,
@@ -185,8 +187,13 @@ export async function examineTask(
     if (!a.problem && a.modules.length > 0) runners.set(a.agent, { key: a.key, author: a });
   }
   if (suite.length > 0) runners.set(REPOSITORY, { key: inputsKey(suite) });
-  const keyOf = (tree: string, owner: string) => cellKey(tree, runners.get(owner)!.key, sessions);
-  const missingOn = (tree: string) => [...runners.keys()].filter((o) => !reuse.has(keyOf(tree, o)));
+  /** A cell's key; on a repeat of B that runs only some tests, those tests are part of it. */
+  const keyOf = (tree: string, owner: string, ids?: ReadonlySet<string>) =>
+    cellKey(
+      tree,
+      ids ? inputsKey([runners.get(owner)!.key, [...ids].sort()]) : runners.get(owner)!.key,
+      sessions,
+    );
   const log = new RunLog(context.onRun, context.onStart);
   const settings = sessionSettings(project, task, {
     sandbox: context.sandbox,
@@ -197,51 +204,53 @@ export async function examineTask(
   });
   /**
    * A tree's cells: those that must run are run on the tree `prepare` makes (also when `build` is
-   * set), the rest reused. A tree that cannot be made (a patch that does not apply) runs nothing.
+   * set), the rest reused; with `select`, only those tests of each owner. A tree that cannot be
+   * made (a patch that does not apply) runs nothing.
    */
   const run = async (
     tree: MatrixTree,
     treeKey: string,
     prepare: (owners: string[]) => Promise<PreparedTree | { failed: string }>,
-    build = false,
+    options: { build?: boolean; select?: ReadonlyMap<string, ReadonlySet<string>> } = {},
   ): Promise<TreeResult> => {
-    const missing = missingOn(treeKey);
-    const prepared = missing.length > 0 || build ? await prepare(missing) : undefined;
+    const { select } = options;
+    const owners = [...runners.keys()].filter((o) => select?.get(o)?.size !== 0);
+    const key = (owner: string) => keyOf(treeKey, owner, select?.get(owner));
+    const missing = owners.filter((o) => !reuse.has(key(o)));
+    const prepared = missing.length > 0 || options.build ? await prepare(missing) : undefined;
     if (prepared && "failed" in prepared) {
       return { tree: { ...tree, status: "patch-failed", message: prepared.failed }, groups: [] };
     }
     const fresh = prepared
-      ? await runPrepared(prepared, suite, settings, log.on(tree.id), new Set(missing))
+      ? await runPrepared(prepared, settings, log.on(tree.id), {
+        suite,
+        only: new Set(missing),
+        select,
+      })
       : [];
-    for (const g of fresh) reuse.put(keyOf(treeKey, g.owner), g);
-    const groups = [...runners.keys()].flatMap((owner) =>
-      fresh.find((g) => g.owner === owner) ?? reuse.take(keyOf(treeKey, owner)) ?? []
+    for (const g of fresh) reuse.put(key(g.owner), g);
+    const groups = owners.flatMap((owner) =>
+      fresh.find((g) => g.owner === owner) ?? reuse.take(key(owner)) ?? []
     );
-    return { tree: { ...tree, ...treeStatus(groups) }, groups };
+    return {
+      tree: { ...tree, ...treeStatus(groups) },
+      groups,
+      ...(select ? { only: select } : {}),
+    };
   };
   const chosen = (owners: readonly string[]) => authors.filter((a) => owners.includes(a.agent));
-
-  // B runs `reruns` times, one after another, on one tree built for every cell any repeat lacks;
-  // candidates run side by side with it.
-  const baseKey = inputsKey({ tree: "B", parent: task.parent });
-  const repeatKey = (i: number) => `${baseKey}#${i}`;
-  const repeats = Array.from({ length: c.tasks.reruns }, (_, i) => i);
-  const baseOwners = [...new Set(repeats.flatMap((i) => missingOn(repeatKey(i))))];
-  let baseTree: Promise<PreparedTree> | undefined;
-  const prepareBase = () => {
+  /** A fresh checkout of B with these owners' tests installed. */
+  const prepareBase = (name: string) => async (owners: string[]) => {
     const build = (dir: string) =>
       checkout(project.repository, task.parent, dir, { home: project.home, signal });
-    const dir = join(work, "trees", "B");
-    return baseTree ??= build(dir).then(() => prepareTree(dir, chosen(baseOwners), build, signal));
+    const dir = join(work, "trees", name);
+    await build(dir);
+    return await prepareTree(dir, chosen(owners), build, signal);
   };
-  const baseRuns = (async () => {
-    const results: TreeResult[] = [];
-    for (const i of repeats) {
-      const id = i === 0 ? "B" : `B#${i + 1}`;
-      results.push(await run({ id, kind: "base", status: "ok" }, repeatKey(i), prepareBase));
-    }
-    return results;
-  })();
+  const baseKey = inputsKey({ tree: "B", parent: task.parent });
+  const repeatKey = (i: number) => `${baseKey}#${i}`;
+  // B runs once in full, side by side with the candidates.
+  const firstBase = run({ id: "B", kind: "base", status: "ok" }, repeatKey(0), prepareBase("B"));
   const paths = taskPathRules(project, task);
   const patchRuns = Promise.all(
     attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
@@ -275,14 +284,25 @@ export async function examineTask(
           return applied.ok
             ? await prepareTree(dir, chosen(owners), build, signal)
             : { failed: applied.message };
-        }, !known);
+        }, { build: !known });
       },
     ),
   );
-  const settled = await Promise.allSettled([baseRuns, patchRuns]);
+  const settled = await Promise.allSettled([firstBase, patchRuns]);
   if (signal?.aborted) throw new InterruptedError();
   for (const s of settled) if (s.status === "rejected") throw s.reason;
-  const results = [...await baseRuns, ...await patchRuns];
+  const first = await firstBase;
+  const candidates = await patchRuns;
+  // B's repeats, one after another, run only the tests whose stability can change a verdict.
+  const select = repeatSelection(first, candidates, [...runners.keys()]);
+  const repeats: TreeResult[] = [];
+  for (let i = 1; i < c.tasks.reruns; i++) {
+    const id = `B#${i + 1}`;
+    repeats.push(
+      await run({ id, kind: "base", status: "ok" }, repeatKey(i), prepareBase(id), { select }),
+    );
+  }
+  const results = [first, ...repeats, ...candidates];
   const owners: Owner[] = [
     ...authors.map((a) => ({ name: a.agent, role: a.role })),
     { name: REPOSITORY, role: "repository" as const },
@@ -306,6 +326,35 @@ export async function examineTask(
     runs: log.sorted(results.map((r) => r.tree.id)),
     reuse: reuse.saved(),
   };
+}
+
+/**
+ * What a repeat of B runs, by owner: the tests that fail on B's first run, or whose outcome on some
+ * candidate differs from it. A test that passes on B and on every candidate decides nothing
+ * whether or not it is stable, so it is not run again: neither a reproduction (it passes on B) nor
+ * a breakage (no patch breaks it) can come of it.
+ */
+export function repeatSelection(
+  base: TreeResult,
+  candidates: readonly TreeResult[],
+  owners: readonly string[],
+): Map<string, Set<string>> {
+  const select = new Map<string, Set<string>>();
+  const ran = candidates.filter((c) => c.groups.length > 0);
+  for (const owner of owners) {
+    const ids = new Set<string>();
+    const observations = [base, ...ran].flatMap((r) =>
+      r.groups.filter((g) => g.owner === owner).map((g) => g.outcomes)
+    );
+    for (const id of rowIds(observations)) {
+      const onBase = cellOn(base, owner, id);
+      if (
+        onBase !== "passed" || ran.some((c) => cellOn(c, owner, id) !== onBase)
+      ) ids.add(id);
+    }
+    select.set(owner, ids);
+  }
+  return select;
 }
 
 /**

@@ -208,7 +208,9 @@ export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
     if (reproduces(matrix, test.id)) entry.reproducing++;
     const cells = matrix.cells[test.id] ?? {};
     const outcomes = trees.map((t) => OUTCOME_LETTERS[cells[t.id] ?? "not-run"]).join("");
-    if (new Set(ran.map((i) => outcomes[i])).size <= 1) {
+    // A repeat of B without a cell left the test out on purpose: it passed everywhere.
+    const seen = ran.filter((i) => cells[trees[i].id] !== undefined);
+    if (new Set(seen.map((i) => outcomes[i])).size <= 1) {
       entry.same++;
       return;
     }

@@ -67,10 +67,9 @@ export async function replayOnGold(
     const run = missing(i);
     const fresh = run.length === 0 ? [] : await runPrepared(
       prepared!,
-      null,
       options.settings,
       options.onSession(i),
-      new Set(run.map((a) => a.agent)),
+      { only: new Set(run.map((a) => a.agent)) },
     );
     for (const g of fresh) reuse.put(keyOf(i, withTests.find((a) => a.agent === g.owner)!), g);
     runs.push(
@@ -106,7 +105,8 @@ export function evidenceOf(
       const row = matrix.cells[test.id] ?? {};
       return {
         id: test.id,
-        B: bases.map((t) => row[t.id] ?? "not-run"),
+        // Repeats of B that left the test out on purpose (it passed everywhere) say nothing.
+        B: bases.flatMap((t) => row[t.id] ?? []),
         S: own ? row[own.id] ?? "not-run" : "not-run",
         G: gold.map((run) => goldOutcome(run, agent, test.id)),
       };

@@ -18,6 +18,16 @@ export interface TreeResult {
   tree: Matrix["trees"][number];
   /** One result per author that ran there (none for a tree that could not be built). */
   groups: GroupResult[];
+  /**
+   * When only some tests ran here on purpose (a repeat of B), the matrix ids that did, by author:
+   * the others get no cell on this tree, and say nothing about stability.
+   */
+  only?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** Whether test `id` of `owner` was meant to run on the tree of `result`. */
+function meant(result: TreeResult, owner: string, id: string): boolean {
+  return result.only?.get(owner)?.has(id) ?? true;
 }
 
 /** An author in the order the matrix lists authors. */
@@ -95,10 +105,15 @@ export function assembleCells(
     );
     for (const id of rowIds(observations)) {
       tests.push({ id, author: owner.name, authorRole: owner.role });
-      cells[id] = Object.fromEntries(results.map((r) => [r.tree.id, cellOn(r, owner.name, id)]));
+      cells[id] = Object.fromEntries(
+        results.filter((r) => meant(r, owner.name, id)).map((r) => [
+          r.tree.id,
+          cellOn(r, owner.name, id),
+        ]),
+      );
       const onBase = new Set<Outcome>();
       for (const r of results) {
-        if (r.tree.kind !== "base") continue;
+        if (r.tree.kind !== "base" || !meant(r, owner.name, id)) continue;
         const group = r.groups.find((g) => g.owner === owner.name);
         if (group && group.status !== "infra-error") onBase.add(lookupOutcome(group.outcomes, id));
       }

@@ -24,6 +24,8 @@ export interface TestGroup {
   targets: string[];
   /** The matrix id of a node id the session reported, or undefined when it is not this group's. */
   idOf(nodeId: string): string | undefined;
+  /** The node id to give pytest for a matrix id of this group's (the inverse of `idOf`). */
+  nodeOf(id: string): string;
 }
 
 /** The repository's own suite: every node id in its files is its own. */
@@ -33,7 +35,13 @@ export function suiteGroup(files: readonly string[]): TestGroup {
     owner: REPOSITORY,
     targets: [...files],
     idOf: (nodeId) => (known.has(targetFile(nodeId)) ? nodeId : undefined),
+    nodeOf: (id) => id,
   };
+}
+
+/** `group` running only the tests (or modules) with these matrix ids. */
+export function narrowed(group: TestGroup, ids: Iterable<string>): TestGroup {
+  return { ...group, targets: [...ids].map((id) => group.nodeOf(id)) };
 }
 
 /**
@@ -50,13 +58,13 @@ export function authorGroup(
 ): TestGroup {
   const byTarget = new Map<string, AuthorModule>();
   const rename = new Map<string, string>();
+  const back = new Map<string, string>();
   for (const module of modules) {
     const physical = layout.mode === "beside" ? siblingPath(module.path, layout.dir) : module.path;
     byTarget.set(physical, module);
-    rename.set(
-      physical,
-      layout.mode === "as-is" ? module.path : siblingPath(module.path, layout.dir),
-    );
+    const id = layout.mode === "as-is" ? module.path : siblingPath(module.path, layout.dir);
+    rename.set(physical, id);
+    back.set(id, physical);
   }
   return {
     owner,
@@ -68,6 +76,11 @@ export function authorGroup(
       const test = testOfNode(nodeId, file);
       if (test !== undefined && !module.whole && !module.tests.includes(test)) return undefined;
       return rename.get(file)! + nodeId.slice(file.length);
+    },
+    nodeOf(id) {
+      const at = id.indexOf("::");
+      const file = at < 0 ? id : id.slice(0, at);
+      return (back.get(file) ?? file) + id.slice(file.length);
     },
   };
 }

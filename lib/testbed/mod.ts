@@ -76,6 +76,7 @@ export {
   prepareTree,
   runGroups,
   runPrepared,
+  type RunSelection,
   type SessionSettings,
 } from "./sessions.ts";
 export { settleAll, Slots } from "./slots.ts";

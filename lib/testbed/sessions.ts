@@ -28,6 +28,7 @@ import {
   authorGroup,
   installBeside,
   installInPlace,
+  narrowed,
   suiteGroup,
   type TestGroup,
 } from "./install.ts";
@@ -204,27 +205,46 @@ export async function prepareTree(
   };
 }
 
+/** What {@linkcode runPrepared} runs of a prepared tree. */
+export interface RunSelection {
+  /** The repository's suite (its test modules), run as an author of its own. */
+  suite?: readonly string[];
+  /** Only these owners (authors, or the repository); by default every one. */
+  only?: ReadonlySet<string>;
+  /** For these owners, only these of their tests (matrix ids); an owner with none is left out. */
+  select?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
 /**
  * Run a prepared tree once: the suite (when given) and shared authors in one session, each in a
- * process of its own, then each in-place author in its own session; only the owners `only` names,
- * when given. Results are per author, the repository after the shared authors.
+ * process of its own, then each in-place author in its own session, as far as `selection` asks.
+ * Results are per author, the repository after the shared authors.
  */
 export async function runPrepared(
   tree: PreparedTree,
-  suite: readonly string[] | null,
   settings: SessionSettings,
   onSession: OnSession,
-  only?: ReadonlySet<string>,
+  selection: RunSelection = {},
 ): Promise<GroupResult[]> {
-  const wanted = (owner: string) => only === undefined || only.has(owner);
-  const groups = tree.shared.filter((a) => wanted(a.agent)).map((a) =>
-    authorGroup(a.agent, a.modules, { mode: "beside", dir: a.dir })
+  const { only, select } = selection;
+  const chosen = (group: TestGroup): TestGroup[] => {
+    if (only !== undefined && !only.has(group.owner)) return [];
+    const ids = select?.get(group.owner);
+    if (ids === undefined) return [group];
+    return ids.size > 0 ? [narrowed(group, ids)] : [];
+  };
+  const groups = tree.shared.flatMap((a) =>
+    chosen(authorGroup(a.agent, a.modules, { mode: "beside", dir: a.dir }))
   );
-  if (suite && suite.length > 0 && wanted(REPOSITORY)) groups.push(suiteGroup(suite));
+  if (selection.suite?.length) groups.push(...chosen(suiteGroup(selection.suite)));
   const results = await runGroups(tree.dir, groups, settings, onSession, tree.rebuild);
-  for (const { author, dir } of tree.isolated.filter((i) => wanted(i.author.agent))) {
-    const group = authorGroup(author.agent, author.modules, { mode: "in-place", dir: author.dir });
-    results.push(...await runGroups(dir, [group], settings, onSession, tree.rebuild));
+  for (const { author, dir } of tree.isolated) {
+    const group = chosen(
+      authorGroup(author.agent, author.modules, { mode: "in-place", dir: author.dir }),
+    );
+    if (group.length) {
+      results.push(...await runGroups(dir, group, settings, onSession, tree.rebuild));
+    }
   }
   return results;
 }

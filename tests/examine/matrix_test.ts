@@ -82,7 +82,7 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     sandbox: bout.sandbox,
     onProgress: (e) => again.push(e),
   });
-  deepEqual(again.map((e) => e.event), ["cached"]);
+  deepEqual(again.map((e) => e.event), ["cached", "plan"]);
   deepEqual(reused, matrix);
   ok(events.some((e) => e.event === "done"));
 
@@ -153,9 +153,11 @@ Deno.test("examineTask() keeps same-named test modules of different authors apar
   deepEqual(matrix.trees.map((t) => t.id), ["B", "B#2"]);
   deepEqual(rows(matrix), [
     ["tests/_bugbout_alpha/test_bug.py::test_bug", "alpha", "FF"],
-    ["tests/_bugbout_beta/test_bug.py::test_bug", "beta", "PP"],
+    // Passing on B with no candidate to differ on, it is not run again.
+    ["tests/_bugbout_beta/test_bug.py::test_bug", "beta", "P-"],
     ["tests/_bugbout_gamma/test_bug.py::test_bug", "gamma", "EE"],
   ]);
-  // Two repeats of B, each one shared session (alpha, beta) and one for gamma; no suite.
+  // Two repeats of B, each one shared session (alpha and beta, then alpha alone) and one for
+  // gamma; no suite.
   equal(matrix.runs.length, 4);
 });
