@@ -11,13 +11,22 @@
  * @module
  */
 
-const TARGETS = [
+/** The targets a release builds: Deno's names for them, which are Rust's target triples. */
+export const TARGETS = [
   "x86_64-unknown-linux-gnu",
   "aarch64-unknown-linux-gnu",
   "x86_64-apple-darwin",
   "aarch64-apple-darwin",
   "x86_64-pc-windows-msvc",
-];
+] as const;
+
+/**
+ * The executable's file name for `target`, as users look for it on a release page:
+ * `bugbout-<target triple>`, with `.exe` on Windows (`bugbout-x86_64-pc-windows-msvc.exe`).
+ */
+export function executableName(target: string): string {
+  return `bugbout-${target}${target.includes("windows") ? ".exe" : ""}`;
+}
 
 const NETWORK = /dl\.deno\.land|error sending request|dns error|failed to lookup address/;
 
@@ -34,7 +43,7 @@ export function explainCompileFailure(target: string, stderr: string): string | 
 }
 
 async function compile(target: string): Promise<boolean> {
-  const out = `dist/bugbout-${target}${target.includes("windows") ? ".exe" : ""}`;
+  const out = `dist/${executableName(target)}`;
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["compile", "-A", "--no-check", "--target", target, "-o", out, "main.ts"],
     stdout: "inherit",
@@ -51,6 +60,13 @@ async function compile(target: string): Promise<boolean> {
 
 if (import.meta.main) {
   const targets = Deno.args.length ? Deno.args : TARGETS;
+  const unknown = targets.filter((t) => !(TARGETS as readonly string[]).includes(t));
+  if (unknown.length) {
+    console.error(
+      `error: unknown target ${unknown.join(", ")}; expected one of ${TARGETS.join(", ")}`,
+    );
+    Deno.exit(2);
+  }
   let ok = true;
   for (const target of targets) {
     if (!await compile(target)) {

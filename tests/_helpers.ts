@@ -91,3 +91,31 @@ export async function tempDir(prefix = "bugbout-test-") {
     },
   };
 }
+
+/**
+ * `path` without `deno`: each directory on it that holds a `deno` is replaced by a directory under
+ * `scratch` of links to everything else in it, so every other program is found as before. For
+ * children that must not find Deno (bugbout re-runs itself, never a `deno` on PATH).
+ */
+export async function pathWithoutDeno(
+  scratch: string,
+  path = Deno.env.get("PATH") ?? "",
+): Promise<string> {
+  const dirs: string[] = [];
+  for (const [i, dir] of path.split(":").filter(Boolean).entries()) {
+    const hasDeno = await Deno.lstat(join(dir, "deno")).then(() => true, () => false);
+    if (!hasDeno) {
+      dirs.push(dir);
+      continue;
+    }
+    const shadow = join(scratch, String(i));
+    await Deno.mkdir(shadow, { recursive: true });
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name !== "deno") {
+        await Deno.symlink(join(dir, entry.name), join(shadow, entry.name));
+      }
+    }
+    dirs.push(shadow);
+  }
+  return dirs.join(":");
+}

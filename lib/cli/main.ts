@@ -8,6 +8,7 @@
 
 import { BugboutError, UsageError } from "../errors.ts";
 import { VERSION } from "../version.ts";
+import { describeStart, detectStart, INTERNAL_COMMANDS } from "../self.ts";
 import { type CommandInvocation, parseInvocation } from "./args.ts";
 import type { CommandName } from "./commands.ts";
 import type { CliSession, Command } from "./context.ts";
@@ -50,8 +51,22 @@ function bind<N extends CommandName>(
     command({ ...session, flags: invocation.flags, positionals: invocation.positionals });
 }
 
+/** `--version`: bugbout's version, the Deno it runs on, and how it was started. */
+function versionText(): string {
+  const { deno, v8, typescript } = Deno.version;
+  return [
+    `bugbout ${VERSION}`,
+    `deno ${deno} (v8 ${v8}, typescript ${typescript})`,
+    describeStart(detectStart()),
+  ].join("\n");
+}
+
 /** Run the CLI with `argv` and return the exit code. */
 export async function runCli(argv: readonly string[], io?: Io): Promise<number> {
+  // bugbout re-run as one of its own helpers (see lib/self.ts): no CLI at all.
+  if (argv[0] === INTERNAL_COMMANDS.bridge) {
+    return await (await import("../sandbox/bridge.ts")).runBridge(argv.slice(1));
+  }
   const noColor = argv.includes("--no-color");
   const out = io ?? processIo({ noColor });
   const p = palette(out.color);
@@ -69,7 +84,7 @@ export async function runCli(argv: readonly string[], io?: Io): Promise<number> 
         out.out(invocation.command ? commandHelp(invocation.command) : mainHelp(VERSION));
         return 0;
       case "version":
-        out.out(`bugbout ${VERSION}`);
+        out.out(versionText());
         return 0;
       case "command": {
         const command = await load(invocation);

@@ -6,10 +6,13 @@
  * bugbout's proxy over the bind-mounted Unix socket; for each allowed loopback target it also
  * listens on the same port inside and tunnels it with `CONNECT`, so a client pointed at
  * `http://127.0.0.1:PORT` works without proxy support. Then it starts the real command with
- * inherited stdio and the proxy variables set, and exits with its exit code.
+ * inherited stdio and the proxy variables set, and returns its exit code.
  *
- * The script is kept as source text so it works from a bundle: bugbout writes it to a read-only
- * directory and runs it with this Deno (`Deno.execPath()`).
+ * bugbout starts it by re-running itself (see `lib/self.ts`): a compiled bugbout runs
+ * {@linkcode runBridge} in-process for its internal command `__bridge`; under Deno (source or
+ * bundle) the Deno that runs bugbout runs {@linkcode bridgeScript}, the same function as a
+ * self-contained script. So `runBridge` refers to nothing outside its own body: no import, no
+ * module-level name.
  *
  * @module
  */
@@ -32,137 +35,162 @@ export interface BridgeConfig {
   launcher?: string[];
 }
 
-/** The bridge script (plain JavaScript, self-contained). Args: `<config.json> <argv...>`. */
-export const BRIDGE_SOURCE = String
-  .raw`// bugbout network bridge (generated; see lib/sandbox/bridge.ts)
-const config = JSON.parse(Deno.readTextFileSync(Deno.args[0]));
-const argv = Deno.args.slice(1);
-const encoder = new TextEncoder();
+/**
+ * Run the bridge: `args` are `<config.json> <argv...>`. Returns the command's exit code (127 when
+ * it could not start); the caller exits with it, which also closes the bridge's listeners.
+ * Self-contained (see the module's documentation). Requires `--allow-all` (it listens, connects,
+ * reads its config and runs the command).
+ */
+export async function runBridge(args: readonly string[]): Promise<number> {
+  const config = JSON.parse(Deno.readTextFileSync(args[0])) as BridgeConfig;
+  const argv = args.slice(1);
+  const encoder = new TextEncoder();
+  type Conn = Deno.Conn;
 
-function closeQuietly(conn) {
-  try { conn?.close(); } catch { /* already closed */ }
-}
-async function writeAll(conn, data) {
-  let off = 0;
-  while (off < data.length) off += await conn.write(data.subarray(off));
-}
-async function pump(from, to) {
-  const buf = new Uint8Array(65536);
-  for (;;) {
-    const n = await from.read(buf);
-    if (n === null) break;
-    await writeAll(to, buf.subarray(0, n));
-  }
-  await to.closeWrite();
-}
-async function splice(a, b) {
-  const fail = () => { closeQuietly(a); closeQuietly(b); };
-  await Promise.all([pump(a, b).catch(fail), pump(b, a).catch(fail)]);
-  fail();
-}
-function headEnd(bytes) {
-  for (let i = 3; i < bytes.length; i++) {
-    if (bytes[i] === 10 && bytes[i - 1] === 13 && bytes[i - 2] === 10 && bytes[i - 3] === 13) {
-      return i + 1;
-    }
-  }
-  return -1;
-}
-async function relay(conn) {
-  let up;
-  try {
-    up = await Deno.connect({ transport: "unix", path: config.socket });
-    await splice(conn, up);
-  } catch {
-    closeQuietly(conn);
-    closeQuietly(up);
-  }
-}
-async function tunnel(conn, target) {
-  let up;
-  try {
-    up = await Deno.connect({ transport: "unix", path: config.socket });
-    await writeAll(up, encoder.encode("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"));
-    let data = new Uint8Array(0);
-    const buf = new Uint8Array(4096);
-    let end = -1;
-    while (end < 0 && data.length < 65536) {
-      const n = await up.read(buf);
-      if (n === null) break;
-      const next = new Uint8Array(data.length + n);
-      next.set(data);
-      next.set(buf.subarray(0, n), data.length);
-      data = next;
-      end = headEnd(data);
-    }
-    const status = new TextDecoder().decode(data.subarray(0, Math.max(end, 0)));
-    if (end < 0 || !/^HTTP\/1\.[01] 200/.test(status)) throw new Error(status);
-    if (end < data.length) await writeAll(conn, data.subarray(end));
-    await splice(conn, up);
-  } catch {
-    closeQuietly(conn);
-    closeQuietly(up);
-  }
-}
-async function serve(listener, handler) {
-  try {
-    for await (const conn of listener) handler(conn);
-  } catch { /* closed */ }
-}
-
-const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-serve(proxy, relay);
-for (const f of config.forwards) {
-  try {
-    serve(Deno.listen({ hostname: "127.0.0.1", port: f.port }), (c) => tunnel(c, f.target));
-  } catch (error) {
-    console.error("bugbout bridge: cannot listen on 127.0.0.1:" + f.port + " inside the sandbox: " + error);
-  }
-  try {
-    serve(Deno.listen({ hostname: "::1", port: f.port }), (c) => tunnel(c, f.target));
-  } catch { /* no IPv6 loopback inside */ }
-}
-
-const env = Deno.env.toObject();
-for (const [key, value] of Object.entries(config.restore)) {
-  if (value === null) delete env[key];
-  else env[key] = value;
-}
-const url = "http://127.0.0.1:" + proxy.addr.port;
-for (const key of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"]) {
-  env[key] = url;
-}
-// Node 22.21+/24 built-in fetch and http only honour the proxy variables when asked to.
-env.NODE_USE_ENV_PROXY = "1";
-if (config.forwards.length > 0) {
-  env.NO_PROXY = "127.0.0.1,localhost,::1";
-  env.no_proxy = env.NO_PROXY;
-}
-function findable(program, path) {
-  const dirs = program.includes("/") ? [""] : (path ?? "").split(":").filter(Boolean);
-  for (const dir of dirs) {
+  function closeQuietly(conn: Conn | undefined): void {
     try {
-      if (Deno.statSync(dir ? dir + "/" + program : program).isFile) return true;
-    } catch { /* not here */ }
+      conn?.close();
+    } catch { /* already closed */ }
   }
-  return false;
+  async function writeAll(conn: Conn, data: Uint8Array): Promise<void> {
+    let off = 0;
+    while (off < data.length) off += await conn.write(data.subarray(off));
+  }
+  async function pump(from: Conn, to: Conn): Promise<void> {
+    const buf = new Uint8Array(65536);
+    for (;;) {
+      const n = await from.read(buf);
+      if (n === null) break;
+      await writeAll(to, buf.subarray(0, n));
+    }
+    await to.closeWrite();
+  }
+  async function splice(a: Conn, b: Conn): Promise<void> {
+    const fail = () => {
+      closeQuietly(a);
+      closeQuietly(b);
+    };
+    await Promise.all([pump(a, b).catch(fail), pump(b, a).catch(fail)]);
+    fail();
+  }
+  function headEnd(bytes: Uint8Array): number {
+    for (let i = 3; i < bytes.length; i++) {
+      if (bytes[i] === 10 && bytes[i - 1] === 13 && bytes[i - 2] === 10 && bytes[i - 3] === 13) {
+        return i + 1;
+      }
+    }
+    return -1;
+  }
+  async function relay(conn: Conn): Promise<void> {
+    let up: Conn | undefined;
+    try {
+      up = await Deno.connect({ transport: "unix", path: config.socket });
+      await splice(conn, up);
+    } catch {
+      closeQuietly(conn);
+      closeQuietly(up);
+    }
+  }
+  async function tunnel(conn: Conn, target: string): Promise<void> {
+    let up: Conn | undefined;
+    try {
+      up = await Deno.connect({ transport: "unix", path: config.socket });
+      const connect = `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`;
+      await writeAll(up, encoder.encode(connect));
+      let data = new Uint8Array(0);
+      const buf = new Uint8Array(4096);
+      let end = -1;
+      while (end < 0 && data.length < 65536) {
+        const n = await up.read(buf);
+        if (n === null) break;
+        const next = new Uint8Array(data.length + n);
+        next.set(data);
+        next.set(buf.subarray(0, n), data.length);
+        data = next;
+        end = headEnd(data);
+      }
+      const status = new TextDecoder().decode(data.subarray(0, Math.max(end, 0)));
+      if (end < 0 || !/^HTTP\/1\.[01] 200/.test(status)) throw new Error(status);
+      if (end < data.length) await writeAll(conn, data.subarray(end));
+      await splice(conn, up);
+    } catch {
+      closeQuietly(conn);
+      closeQuietly(up);
+    }
+  }
+  async function serve(listener: Deno.Listener, handler: (conn: Conn) => unknown): Promise<void> {
+    try {
+      for await (const conn of listener) handler(conn);
+    } catch { /* closed */ }
+  }
+  function findable(program: string, path: string | undefined): boolean {
+    const dirs = program.includes("/") ? [""] : (path ?? "").split(":").filter(Boolean);
+    for (const dir of dirs) {
+      try {
+        if (Deno.statSync(dir ? `${dir}/${program}` : program).isFile) return true;
+      } catch { /* not here */ }
+    }
+    return false;
+  }
+
+  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  serve(proxy, relay);
+  for (const f of config.forwards) {
+    try {
+      serve(Deno.listen({ hostname: "127.0.0.1", port: f.port }), (c) => tunnel(c, f.target));
+    } catch (error) {
+      console.error(
+        `bugbout bridge: cannot listen on 127.0.0.1:${f.port} inside the sandbox: ${error}`,
+      );
+    }
+    try {
+      serve(Deno.listen({ hostname: "::1", port: f.port }), (c) => tunnel(c, f.target));
+    } catch { /* no IPv6 loopback inside */ }
+  }
+
+  const env = Deno.env.toObject();
+  for (const [key, value] of Object.entries(config.restore)) {
+    if (value === null) delete env[key];
+    else env[key] = value;
+  }
+  const url = `http://127.0.0.1:${proxy.addr.port}`;
+  const proxyKeys = ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy"];
+  for (const key of [...proxyKeys, "all_proxy"]) env[key] = url;
+  // Node 22.21+/24 built-in fetch and http only honour the proxy variables when asked to.
+  env.NODE_USE_ENV_PROXY = "1";
+  if (config.forwards.length > 0) {
+    env.NO_PROXY = "127.0.0.1,localhost,::1";
+    env.no_proxy = env.NO_PROXY;
+  }
+  const launcher = config.launcher ?? [];
+  try {
+    if (launcher.length > 0 && !findable(argv[0], env.PATH)) throw new Error("not found on PATH");
+    const command = [...launcher, ...argv];
+    const child = new Deno.Command(command[0], {
+      args: command.slice(1),
+      clearEnv: true,
+      env,
+      stdin: "inherit",
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn();
+    return (await child.status).code;
+  } catch (error) {
+    console.error(`bugbout bridge: cannot start ${argv[0]}: ${error}`);
+    return 127;
+  }
 }
-let code = 127;
-const launcher = config.launcher ?? [];
-try {
-  if (launcher.length > 0 && !findable(argv[0], env.PATH)) throw new Error("not found on PATH");
-  const command = [...launcher, ...argv];
-  const child = new Deno.Command(command[0], {
-    args: command.slice(1),
-    clearEnv: true,
-    env,
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  code = (await child.status).code;
-} catch (error) {
-  console.error("bugbout bridge: cannot start " + argv[0] + ": " + error);
+
+/**
+ * {@linkcode runBridge} as a self-contained script for `deno run` (plain JavaScript: the function's
+ * own text, as the running Deno compiled it, so a bundle's copy is as good as the source's).
+ * Args: `<config.json> <argv...>`. A program of its own, so it exits itself.
+ */
+export function bridgeScript(): string {
+  return [
+    "// bugbout network bridge (generated from runBridge in lib/sandbox/bridge.ts)",
+    `const runBridge = ${runBridge.toString()};`,
+    "Deno.exit(await runBridge(Deno.args));",
+    "",
+  ].join("\n");
 }
-Deno.exit(code);
-`;

@@ -19,7 +19,9 @@
  * `memoryMb` (for test sessions) caps the address space inside with `ulimit -v` (RLIMIT_AS).
  *
  * Network for agents: an allow-listing proxy on a Unix socket (see `proxy.ts`) plus a bridge
- * inside (see `bridge.ts`) run by this Deno, so the sandbox never shares the host's network.
+ * inside (see `bridge.ts`), so the sandbox never shares the host's network. The bridge is bugbout
+ * itself, started again (see `lib/self.ts`): the compiled executable with its internal command, or
+ * the Deno that runs bugbout with the bridge's script; never a `deno` looked up on PATH.
  *
  * Requires `--allow-run` (bwrap), `--allow-read`, `--allow-write` (temporary bridge files) and
  * `--allow-net` (the proxy) for agents with network access.
@@ -31,8 +33,9 @@ import { lchown } from "node:fs/promises";
 import { join } from "node:path";
 import { BugboutError } from "../errors.ts";
 import { which } from "../proc.ts";
+import { detectStart, helperCommand, INTERNAL_COMMANDS, type Start } from "../self.ts";
 import { runConfined } from "./_run.ts";
-import { BRIDGE_SOURCE, type BridgeConfig } from "./bridge.ts";
+import { type BridgeConfig, bridgeScript } from "./bridge.ts";
 import { mustResolve } from "./_paths.ts";
 import {
   type Handover,
@@ -52,7 +55,7 @@ export type { BwrapArgsOptions, Mount, MountPlan, PlanExtras } from "./mounts.ts
 
 /** Where `setpriv` and `prlimit` (util-linux) are looked for. */
 const SYSTEM_PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
-/** Variables the bridge's Deno needs for itself; the command gets the caller's values back. */
+/** Variables the bridge's runtime needs for itself; the command gets the caller's values back. */
 const BRIDGE_ENV: Record<string, string> = {
   DENO_DIR: BRIDGE_DIR,
   DENO_NO_UPDATE_CHECK: "1",
@@ -78,10 +81,10 @@ export interface BubblewrapOptions {
   /** The bwrap executable (an absolute path). */
   bwrap: string;
   /**
-   * The Deno that runs the network bridge inside. Defaults to `Deno.execPath()`, or in a compiled
-   * bugbout (where that is bugbout itself) to `deno` on PATH.
+   * How bugbout was started, which says how the network bridge inside starts again (see
+   * `lib/self.ts`). Default: this process's.
    */
-  bridgeRuntime?: string;
+  start?: Start;
   /** Whether this bwrap takes `--size`/`--perms` for tmpfs (see `probeSandbox()`). Default true. */
   sizedTmpfs?: boolean;
   /** `prlimit` (util-linux), which sets the limits inside. Default: found on the system's PATH. */
@@ -129,7 +132,7 @@ export class BubblewrapSandbox implements Sandbox {
   /** Always `bubblewrap`. */
   readonly kind = "bubblewrap" as const;
   readonly #bwrap: string;
-  readonly #runtime?: string;
+  readonly #start?: Start;
   readonly #sized: boolean;
   readonly #tools: { prlimit?: string; setpriv?: string };
   readonly #dropRoot: boolean;
@@ -137,7 +140,7 @@ export class BubblewrapSandbox implements Sandbox {
   /** Wrap an existing bwrap binary; does not check that it works (see `probeSandbox()`). */
   constructor(options: BubblewrapOptions) {
     this.#bwrap = options.bwrap;
-    this.#runtime = options.bridgeRuntime;
+    this.#start = options.start;
     this.#sized = options.sizedTmpfs ?? true;
     this.#tools = { prlimit: options.prlimit, setpriv: options.setpriv };
     this.#dropRoot = options.dropRoot ?? runsAsRoot();
@@ -158,7 +161,9 @@ export class BubblewrapSandbox implements Sandbox {
       }
       const forwards = c.network.allow.map(parseTarget).filter((t) => isLoopback(t.host))
         .map((t) => ({ port: t.port, target: formatTarget(t) }));
-      const runtime = await mustResolve(await this.#bridgeRuntime(), "bridge runtime (Deno)");
+      const start = this.#start ?? detectStart();
+      // Shown read-only inside, at its real path: what runs bugbout runs the bridge.
+      const runtime = await mustResolve(start.executable, `bugbout's runtime (${start.kind})`);
       const net = join(temp, "net");
       await Deno.mkdir(net);
       await using _proxy = startProxy({
@@ -174,18 +179,16 @@ export class BubblewrapSandbox implements Sandbox {
         launcher,
       };
       await Deno.writeTextFile(join(net, "bridge.json"), JSON.stringify(config), { mode: 0o444 });
-      await Deno.writeTextFile(join(net, "bridge.js"), BRIDGE_SOURCE, { mode: 0o444 });
+      if (start.kind !== "compiled") {
+        await Deno.writeTextFile(join(net, "bridge.js"), bridgeScript(), { mode: 0o444 });
+      }
       const plan = await planMounts(c, { readable: [runtime, ...tools], bridgeDir: net });
       const bridged = [
-        runtime,
-        "run",
-        "-A",
-        "--quiet",
-        "--no-config",
-        "--no-lock",
-        "--no-remote",
-        "--no-npm",
-        `${BRIDGE_DIR}/bridge.js`,
+        ...helperCommand(
+          { ...start, executable: runtime },
+          INTERNAL_COMMANDS.bridge,
+          `${BRIDGE_DIR}/bridge.js`,
+        ),
         `${BRIDGE_DIR}/bridge.json`,
         ...capped,
       ];
@@ -212,21 +215,6 @@ export class BubblewrapSandbox implements Sandbox {
     }
     this.#tools[name] = found;
     return found;
-  }
-
-  /** The Deno that runs the bridge: this one, or in a compiled bugbout the `deno` on PATH. */
-  async #bridgeRuntime(): Promise<string> {
-    if (this.#runtime) return this.#runtime;
-    if (!Deno.build.standalone) return Deno.execPath();
-    const deno = await which("deno");
-    if (!deno) {
-      throw new BugboutError(
-        "Cannot give a sandboxed agent its network: the bridge inside the sandbox needs Deno, " +
-          "and this compiled bugbout cannot run it.",
-        { hint: "Install Deno (https://deno.com) so that `deno` is on PATH." },
-      );
-    }
-    return deno;
   }
 
   /**

@@ -115,7 +115,8 @@ export type SandboxSetting = "auto" | SandboxKind;
 /**
  * The sandbox for `setting`, checked: bubblewrap is probed for real before it is returned.
  * `auto` is bubblewrap on Linux and Seatbelt on macOS; `none` runs unconfined (only when asked).
- * Throws a {@linkcode BugboutError} with a hint when the sandbox cannot start.
+ * Throws a {@linkcode BugboutError} with a hint when the sandbox cannot start: on Windows, which
+ * has none, for every setting but `none`, pointing to WSL2 (`options.os` stands in for the OS).
  */
 export async function openSandbox(
   setting: SandboxSetting = "auto",

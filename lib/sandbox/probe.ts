@@ -41,6 +41,8 @@ export interface SandboxProbe {
 export interface ProbeOptions {
   /** The bwrap to probe (a name on PATH or a path); by default `bwrap` on PATH. */
   bwrap?: string;
+  /** The operating system to answer for (`Deno.build.os` values); by default this one's. */
+  os?: typeof Deno.build.os;
 }
 
 /** The program-independent part of the probe: `bwrap --unshare-all --ro-bind / / ... true`. */
@@ -57,6 +59,22 @@ export const BWRAP_PROBE = [
 
 const ESCAPE_HATCH = 'Or set `sandbox = "none"` under [run] in bugbout.toml to run unconfined ' +
   "(agents can then read the fix).";
+
+/**
+ * Windows has neither sandbox: say so, and point to WSL2, where bugbout runs as on Linux, rather
+ * than fail later on a missing `bwrap`.
+ */
+function windowsProbe(kind: SandboxKind): SandboxProbe {
+  return {
+    ok: false,
+    kind,
+    detail: `${kind} needs ${kind === "seatbelt" ? "macOS" : "Linux"}, and Windows has no ` +
+      "sandbox that bugbout can use to confine agents",
+    fix: "Run bugbout inside WSL2 (`wsl --install`), where it sandboxes agents with bubblewrap " +
+      "as on Linux: in the WSL2 shell, `sudo apt install bubblewrap git` and use bugbout's " +
+      "x86_64-unknown-linux-gnu executable there. " + ESCAPE_HATCH,
+  };
+}
 
 async function readSwitch(path: string): Promise<string | undefined> {
   return (await readTextIfExists(path))?.trim();
@@ -216,14 +234,18 @@ async function probeSeatbelt(): Promise<SandboxProbe> {
 
 /**
  * Probe the sandbox `setting` would use, for real (bwrap: start a throw-away sandbox). `auto`
- * means bubblewrap on Linux and Seatbelt on macOS. Never throws for a failing sandbox: the result
- * says what failed and how to fix it.
+ * means bubblewrap on Linux and Seatbelt on macOS; on Windows every sandbox fails with a pointer
+ * to WSL2. Never throws for a failing sandbox: the result says what failed and how to fix it.
  */
 export async function probeSandbox(
   setting: "auto" | SandboxKind = "auto",
   options: ProbeOptions = {},
 ): Promise<SandboxProbe> {
-  const kind = setting === "auto" ? platformKind() : setting;
+  const os = options.os ?? Deno.build.os;
+  if (os === "windows" && setting !== "none") {
+    return windowsProbe(setting === "auto" ? "bubblewrap" : setting);
+  }
+  const kind = setting === "auto" ? platformKind(os) : setting;
   switch (kind) {
     case "bubblewrap":
       return await probeBubblewrap(options.bwrap);
@@ -235,7 +257,7 @@ export async function probeSandbox(
       return {
         ok: false,
         kind: "none",
-        detail: `bugbout has no sandbox for ${Deno.build.os}`,
+        detail: `bugbout has no sandbox for ${os}`,
         fix: 'Run on Linux or macOS, or set sandbox = "none" in bugbout.toml to run unconfined.',
       };
   }

@@ -5,7 +5,8 @@
  * the allow-listing proxy — against the scripted model server, and writes what happened as JSON
  * for the test to judge.
  *
- * `deno run -A tests/agents/_scenario.ts <case-id> <success|quota|hang> <root> <envs-dir>`
+ * `deno run -A tests/agents/_scenario.ts <case-id> <success|quota|hang> <root> <envs-dir>`, or
+ * the same from a bundle of this file (so bugbout's code runs as it does from `deno bundle`).
  *
  * - `success`: a sandbox probe, then the fix; one race.
  * - `quota`: every model request gets the vendor's 429; then the server is healthy again and
@@ -23,7 +24,9 @@ import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
 import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
 import { raceAll, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
 import type { Attempt } from "../../lib/records.ts";
+import { which } from "../../lib/proc.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
+import { detectStart, type StartKind } from "../../lib/self.ts";
 import { type RecordedRequest, startModelServer, type Turn } from "../model_server/mod.ts";
 import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
 import {
@@ -58,6 +61,10 @@ export interface RaceFacts {
 export interface ScenarioFacts {
   caseId: string;
   scenario: ScenarioName;
+  /** How this scenario's bugbout code was started: from source, or bundled into one file. */
+  start: StartKind;
+  /** The `deno` this process would find on PATH (none: bugbout must re-run itself). */
+  denoOnPath: string | null;
   /** The user's repository (the probe tries to read it). */
   repository: string;
   /** `sys.prefix` of the test environment, which `python3` must start inside the sandbox. */
@@ -213,6 +220,8 @@ async function main(
   return {
     caseId: agentCase.id,
     scenario,
+    start: detectStart().kind,
+    denoOnPath: await which("deno") ?? null,
     repository: project.repository,
     testPrefix: env.prefix,
     expected: { ...fix.goldFiles, [fix.reproTest!.path]: fix.reproTest!.content },

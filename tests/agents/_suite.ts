@@ -18,6 +18,8 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "../../lib/proc.ts";
+import type { StartKind } from "../../lib/self.ts";
+import { pathWithoutDeno, ROOT } from "../_helpers.ts";
 import { ENVS_DIR, testCache } from "../python/_shared.ts";
 import { agentPaths, defaultCacheDir, installAgents, PINNED } from "./install.ts";
 import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
@@ -69,11 +71,26 @@ async function cleanUp(root: string): Promise<void> {
   }
 }
 
-/** Run one scenario in a child process whose HOME holds the canaries; return its facts. */
+/** `_scenario.ts` bundled into one file under `dir` (as `deno bundle` builds `dist/bugbout.js`). */
+async function bundleScenario(dir: string): Promise<string> {
+  const file = join(dir, "scenario.js");
+  await run([Deno.execPath(), "bundle", "--quiet", "--platform", "deno", "-o", file, SCENARIO], {
+    cwd: ROOT,
+    timeoutMs: 120_000,
+  });
+  return file;
+}
+
+/**
+ * Run one scenario in a child process whose HOME holds the canaries and whose PATH has no `deno`
+ * (bugbout starts its helpers by re-running itself); return its facts. `start` says whether the
+ * child runs the scenario from source or from a bundle of it.
+ */
 async function runScenario(
   agentCase: AgentCase,
   scenario: ScenarioName,
   bin: string,
+  start: StartKind = "source",
 ): Promise<{ facts: ScenarioFacts; root: string; canary: string }> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: `bugbout-agent-${agentCase.id}-${scenario}-` }),
@@ -81,12 +98,14 @@ async function runScenario(
   const canary = `BUGBOUT-CANARY-${crypto.randomUUID()}`;
   const home = join(root, "user-home");
   await writeFiles(home, canaryFiles(canary));
+  const program = start === "bundle" ? await bundleScenario(root) : SCENARIO;
+  const path = await pathWithoutDeno(join(root, "path-without-deno"));
   const result = await run([
     Deno.execPath(),
     "run",
     "-A",
     "--quiet",
-    SCENARIO,
+    program,
     agentCase.id,
     scenario,
     root,
@@ -95,7 +114,7 @@ async function runScenario(
     clearEnv: true,
     env: {
       ...inherited(),
-      PATH: `${dirname(bin)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      PATH: `${dirname(bin)}:${path}`,
       HOME: home,
       LANG: "C.UTF-8",
       DENO_DIR: denoDir(),
@@ -170,6 +189,7 @@ export async function agentSuite(id: string): Promise<void> {
     name: ScenarioName,
     title: string,
     judge: (t: Deno.TestContext, run: Awaited<ReturnType<typeof runScenario>>) => Promise<void>,
+    start: StartKind = "source",
   ) => {
     if (!agentCase.scenarios.includes(name)) return;
     Deno.test({
@@ -177,8 +197,12 @@ export async function agentSuite(id: string): Promise<void> {
       ignore,
       async fn(t) {
         await prepare();
-        const outcome = await runScenario(agentCase, name, bin);
+        const outcome = await runScenario(agentCase, name, bin, start);
         try {
+          await t.step(`bugbout ran from ${start} with no deno on PATH`, () => {
+            assertEquals(outcome.facts.start, start);
+            assertEquals(outcome.facts.denoOnPath, null);
+          });
           await judge(t, outcome);
         } finally {
           await cleanUp(outcome.root);
@@ -187,7 +211,7 @@ export async function agentSuite(id: string): Promise<void> {
     });
   };
 
-  scenario("success", "fixes the task in bugbout's race, inside its sandbox", async (t, out) => {
+  const success = async (t: Deno.TestContext, out: Awaited<ReturnType<typeof runScenario>>) => {
     const { facts, root } = out;
     const race = facts.races[0];
     const model = facts.requests.filter((r) => r.role !== "meta");
@@ -240,7 +264,14 @@ export async function agentSuite(id: string): Promise<void> {
       // The path ends there (a newline, an escaped one in JSON, or the end of the text).
       assert(result && new RegExp(`${RegExp.escape(line)}(?![\\w./-])`).test(result), result);
     });
-  });
+  };
+  scenario("success", "fixes the task in bugbout's race, inside its sandbox", success);
+  scenario(
+    "success",
+    "fixes the task in bugbout's race, inside its sandbox, run from a bundle",
+    success,
+    "bundle",
+  );
 
   scenario("quota", "ends a 429 as quota and retries it with retryFailed", async (t, out) => {
     const [stopped, retried] = out.facts.races;

@@ -2,7 +2,7 @@ import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { git } from "../../lib/git.ts";
 import { COMMANDS } from "../../lib/cli/commands.ts";
-import { assertGolden, normalize, runBugbout, tempDir } from "../_helpers.ts";
+import { assertGolden, normalize, ROOT, runBugbout, tempDir } from "../_helpers.ts";
 
 Deno.test("bugbout --help lists every command", async () => {
   const run = await runBugbout(["--help"]);
@@ -18,10 +18,15 @@ for (const name of Object.keys(COMMANDS)) {
   });
 }
 
-Deno.test("bugbout --version prints the version from deno.json", async () => {
+Deno.test("bugbout --version prints the version from deno.json, its Deno and how it started", async () => {
   const run = await runBugbout(["--version"]);
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  equal(run.stdout.trim(), `bugbout ${denoJson.version}`);
+  const { deno, v8, typescript } = Deno.version;
+  equal(
+    run.stdout,
+    `bugbout ${denoJson.version}\ndeno ${deno} (v8 ${v8}, typescript ${typescript})\n` +
+      `started from source: ${join(ROOT, "main.ts")}\n`,
+  );
 });
 
 const USAGE_ERRORS: [string[], RegExp][] = [

@@ -1,6 +1,6 @@
-import { equal, match } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { explainCompileFailure } from "../../scripts/compile.ts";
+import { executableName, explainCompileFailure, TARGETS } from "../../scripts/compile.ts";
 import { ROOT, tempDir } from "../_helpers.ts";
 
 async function deno(args: string[], cwd: string) {
@@ -24,7 +24,10 @@ Deno.test("deno bundle writes one JavaScript file that runs the CLI with deno ru
   const version = await deno(["run", "-A", file, "--version"], dir.path);
   equal(version.code, 0, version.stderr);
   const denoJson = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
-  equal(version.stdout.trim(), `bugbout ${denoJson.version}`);
+  const [name, runtime, start] = version.stdout.trim().split("\n");
+  equal(name, `bugbout ${denoJson.version}`);
+  equal(runtime.split(" ").slice(0, 2).join(" "), `deno ${Deno.version.deno}`);
+  equal(start, `started from a bundle: ${file}`);
   await Deno.mkdir(join(dir.path, "repo", "src", "shop"), { recursive: true });
   await Deno.writeTextFile(join(dir.path, "repo", "src", "shop", "__init__.py"), "");
   const init = await deno(["run", "-A", file, "init", "repo"], dir.path);
@@ -43,4 +46,14 @@ Deno.test("the compile task explains an unreachable runtime download instead of 
   match(message!, /could not download the Deno runtime \(denort\) for x86_64-apple-darwin/);
   match(message!, /deno task bundle/);
   equal(explainCompileFailure("x86_64-apple-darwin", "error: Module not found"), undefined);
+});
+
+Deno.test("deno task compile names each executable after its target, .exe on Windows", () => {
+  deepEqual(TARGETS.map(executableName), [
+    "bugbout-x86_64-unknown-linux-gnu",
+    "bugbout-aarch64-unknown-linux-gnu",
+    "bugbout-x86_64-apple-darwin",
+    "bugbout-aarch64-apple-darwin",
+    "bugbout-x86_64-pc-windows-msvc.exe",
+  ]);
 });

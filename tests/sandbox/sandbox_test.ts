@@ -70,6 +70,26 @@ Deno.test("openSandbox never falls back to no sandbox on its own", async () => {
   match(UNCONFINED, /unconfined/);
 });
 
+Deno.test("on Windows doctor's probe and run's openSandbox say there is no sandbox and point to WSL2", async () => {
+  for (const setting of ["auto", "bubblewrap", "seatbelt"] as const) {
+    const probe = await probeSandbox(setting, { os: "windows" });
+    equal(probe.ok, false);
+    equal(probe.kind, setting === "auto" ? "bubblewrap" : setting);
+    match(probe.detail, /Windows has no sandbox that bugbout can use/);
+    match(probe.fix ?? "", /WSL2 \(`wsl --install`\)/);
+    await rejects(openSandbox(setting, { os: "windows" }), (e: unknown) => {
+      ok(e instanceof BugboutError);
+      match(e.message, /^Cannot start the \w+ sandbox: \w+ needs (Linux|macOS), and Windows has/);
+      match(e.hint ?? "", /inside WSL2/);
+      match(e.hint ?? "", /sandbox = "none"/);
+      return true;
+    });
+  }
+  // Asked for explicitly, no sandbox is still there.
+  equal((await probeSandbox("none", { os: "windows" })).ok, true);
+  equal((await openSandbox("none", { os: "windows" })).kind, "none");
+});
+
 Deno.test("platformKind maps Linux to bubblewrap, macOS to seatbelt and others to nothing", () => {
   equal(platformKind("linux"), "bubblewrap");
   equal(platformKind("darwin"), "seatbelt");
