@@ -182,12 +182,14 @@ Deno.test("Ctrl-C stops a bout's sandboxes, keeps finished attempts and exits 13
   }).spawn();
   const stderr: string[] = [];
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  // Wait until the slow agent is running, then press Ctrl-C.
+  // Wait until the fast agent has finished and the slow one is running (each command agent has a
+  // quota lane of its own, so they race side by side), then press Ctrl-C.
   while (true) {
     const { value, done } = await reader.read();
     if (done) break;
     stderr.push(value);
-    if (stderr.join("").includes("slow started")) break;
+    const said = stderr.join("");
+    if (said.includes("slow started") && /fast on \S+: /.test(said)) break;
   }
   child.kill("SIGINT");
   for (let r = await reader.read(); !r.done; r = await reader.read()) stderr.push(r.value);

@@ -108,8 +108,9 @@ _in_hook = threading.local()
 
 def _tree_frame(innermost=False):
     """The innermost frame of the tree on the current stack, as 'file:line', or None. With
-    'innermost', only the frame that raised the event itself counts."""
-    frame = sys._getframe(2)
+    'innermost', only the frame that raised the event itself counts. Called from _watch, called
+    from _audit: the frame that raised the event is three up."""
+    frame = sys._getframe(3)
     while frame is not None:
         if _is_tree(frame.f_code.co_filename):
             return "%s:%d" % (os.path.relpath(frame.f_code.co_filename, _ROOT), frame.f_lineno)
