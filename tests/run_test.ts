@@ -164,7 +164,11 @@ Deno.test("Ctrl-C stops a bout's sandboxes, keeps finished attempts and exits 13
   const fast = join(dir.path, "fast.sh");
   const slow = join(dir.path, "slow.sh");
   await Deno.writeTextFile(fast, "#!/bin/sh\necho '# noted' >> README.md\n");
-  await Deno.writeTextFile(slow, `#!/bin/sh\nexec sleep 120 ${marker}\n`);
+  // The marker rides on the command line, where the /proc scan below looks for it.
+  await Deno.writeTextFile(
+    slow,
+    `#!/bin/sh\nexec python3 -c "import time; time.sleep(120)" ${marker}\n`,
+  );
   await Deno.chmod(fast, 0o755);
   await Deno.chmod(slow, 0o755);
   await Deno.writeTextFile(
