@@ -149,11 +149,13 @@ export class Bout {
       emit({ kind: "stage-end", stage: name, summary, ms: performance.now() - started });
       return value;
     };
-    const mined = await stage("mine", async () => {
+    const mining = await stage("mine", async () => {
       const result = await mineAll(project, { refresh: options.refresh, signal });
-      return [result.file, result.summary];
+      return [result, result.summary];
     });
-    if (mined.statementNote) emit({ kind: "note", text: mined.statementNote });
+    // Said by the run that read the statements (or failed to), not by every run after it.
+    if (mining.note) emit({ kind: "note", text: mining.note });
+    const mined = mining.file;
     const selected = this.#select(mined, options.tasks);
     const sandbox = await this.#sandboxFor();
     const env = await testEnvFor(project, signal);
@@ -228,9 +230,12 @@ export class Bout {
     });
   }
 
-  /** Build the report from what `.bugbout/` holds now, running nothing. */
+  /**
+   * Build the report from what `.bugbout/` holds now, running nothing. Before any bout there is
+   * nothing to report: that throws, and says to run one.
+   */
   async report(): Promise<Report> {
-    return await this.#build(await readTasks(this.project));
+    return await this.#build(await readTasks(this.project, { for: "report" }));
   }
 
   async #build(tasks: TasksFile): Promise<Report> {

@@ -11,9 +11,9 @@ import { parseToml, TomlError, z } from "./deps.ts";
 import type { AdapterDefinition, AgentSpec, CodingAgent } from "../adapters/agent.ts";
 import { builtinAdapters } from "../adapters/mod.ts";
 import { ConfigError } from "./errors.ts";
-import { explain, knownKeys } from "./config_explain.ts";
+import { explain, knownKeys, misspeltAs, misspeltKey } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
-import { statIfExists } from "./fs.ts";
+import { isMissing, statIfExists } from "./fs.ts";
 
 /** The judge's policies. */
 export const POLICIES = ["majority", "unanimous", "strict", "cross-vendor"] as const;
@@ -125,9 +125,12 @@ export interface Config {
   project: {
     source: string;
     tests: string;
-    /** Absolute path of a local repository, or a git URL. */
+    /**
+     * Absolute path of a local repository; for a remote, what to clone: a git URL or the absolute
+     * path of a bare repository.
+     */
     repository: string;
-    /** True when `repository` is a URL to clone. */
+    /** True when `repository` is cloned into `BUGBOUT_HOME` and mined there (a remote). */
     remote: boolean;
     github?: string;
     githubApi: string;
@@ -166,6 +169,32 @@ export interface Config {
 /** True when `repository` names something to clone rather than a local path. */
 export function isRemoteRepository(repository: string): boolean {
   return /^(https?|ssh|git|file):\/\//.test(repository) || /^[\w.-]+@[\w.-]+:/.test(repository);
+}
+
+/**
+ * True when `dir` is a bare git repository (`HEAD`, `objects/` and `refs/` with no work tree): it
+ * has no files to read, so bugbout uses it as a remote.
+ */
+async function isBareRepository(dir: string): Promise<boolean> {
+  const [head, objects, refs] = await Promise.all(
+    ["HEAD", "objects", "refs"].map((name) => statIfExists(join(dir, name))),
+  );
+  return (head?.isFile ?? false) && (objects?.isDirectory ?? false) &&
+    (refs?.isDirectory ?? false);
+}
+
+/**
+ * `[project] repository` as bugbout uses it: a git URL or the path of a bare repository is a
+ * remote, cloned into `BUGBOUT_HOME`; any other path is the local repository, resolved against
+ * `root` (the directory of bugbout.toml).
+ */
+export async function resolveRepository(
+  setting: string,
+  root: string,
+): Promise<{ repository: string; remote: boolean }> {
+  if (isRemoteRepository(setting)) return { repository: setting, remote: true };
+  const path = resolve(root, setting);
+  return { repository: path, remote: await isBareRepository(path) };
 }
 
 /** Guess who made a model from its name (LiteLLM prefixes such as `ollama/` are skipped). */
@@ -226,7 +255,8 @@ async function agentEntry(
   const where = `[[${table}]] entry ${index + 1}`;
   const type = raw.agent;
   if (typeof type !== "string" || !type) {
-    throw new ConfigError(`${file}: ${where} has no "agent" key.`, {
+    const misspelt = type === undefined ? misspeltAs("agent", raw, [...COMMON_AGENT_KEYS]) : "";
+    throw new ConfigError(`${file}: ${where} has no "agent" key${misspelt || "."}`, {
       hint: `Set agent to one of: ${Object.keys(adapters).join(", ")}.`,
     });
   }
@@ -271,9 +301,18 @@ async function agentEntry(
     const schema = adapter.options as unknown as z.ZodType;
     const issues = parsedOptions.error.issues as z.core.$ZodIssue[];
     const known = [...commonKeys, ...knownKeys(schema, [])];
+    // A key misspelt where a required one is missing is named by the missing key's message.
+    const named = new Set(
+      issues.flatMap((issue) =>
+        issue.code === "invalid_type" && issue.path.length === 1 &&
+          optionPart[String(issue.path[0])] === undefined
+          ? [misspeltKey(String(issue.path[0]), optionPart, knownKeys(schema, []))]
+          : []
+      ),
+    );
     const messages = issues.map((issue) => {
       if (issue.code === "unrecognized_keys") {
-        return issue.keys.map((k) => {
+        return issue.keys.filter((k) => !named.has(k)).map((k) => {
           const hint = closest(k, known);
           return `${file}: ${where} (${type}): unknown key "${k}"` +
             (hint ? `; did you mean "${hint}"?` : ".") +
@@ -281,7 +320,7 @@ async function agentEntry(
         }).join("\n");
       }
       return explain(file, optionPart, schema, [issue])[0].replace("the top level", where);
-    });
+    }).filter((message) => message !== "");
     throw new ConfigError(messages.join("\n"));
   }
   const c = parsedCommon.data as z.infer<typeof common> & { assignment?: "reproduce" | "specify" };
@@ -339,7 +378,14 @@ export async function parseConfig(
     throw error;
   }
   if (!data.project || typeof data.project !== "object" || !("source" in data.project)) {
-    throw new ConfigError(`${label}: [project] source is missing.`, {
+    const misspelt = data.project && typeof data.project === "object"
+      ? misspeltAs(
+        "source",
+        data.project as Record<string, unknown>,
+        Object.keys(projectSchema.shape),
+      )
+      : misspeltAs("project", data, Object.keys(fileSchema.shape)).replace("a key", "a table");
+    throw new ConfigError(`${label}: [project] source is missing${misspelt || "."}`, {
       hint:
         `Set it to the package directory relative to the repository, e.g. source = "src/mypkg" ` +
         `(bugbout init writes it for you).`,
@@ -350,8 +396,7 @@ export async function parseConfig(
     throw new ConfigError(explain(label, data, fileSchema, parsed.error.issues).join("\n"));
   }
   const f = parsed.data;
-  const remote = isRemoteRepository(f.project.repository);
-  const repository = remote ? f.project.repository : resolve(root, f.project.repository);
+  const { repository, remote } = await resolveRepository(f.project.repository, root);
   const agents: AgentEntry[] = [];
   for (const [i, raw] of f.contestants.entries()) {
     agents.push(await agentEntry(label, raw, i, "contestant", root, adapters));
@@ -438,18 +483,68 @@ async function isFile(path: string): Promise<boolean> {
   return (await statIfExists(path))?.isFile ?? false;
 }
 
+/**
+ * The bugbout.toml that `path` names: the file itself, or `bugbout.toml` in it when it is a
+ * directory. Says whether a directory was given, so that a missing file can be named as it was
+ * asked for.
+ */
+export async function configFile(path = "."): Promise<{ file: string; inDirectory: boolean }> {
+  const absolute = resolve(path);
+  return await isDirectory(absolute)
+    ? { file: join(absolute, "bugbout.toml"), inDirectory: true }
+    : { file: absolute, inDirectory: false };
+}
+
+/**
+ * The repository that the bugbout.toml at `path` names, read as leniently as can be: for
+ * `bugbout doctor`, which checks the repository even when the file does not validate. It is
+ * `[project] repository` when that is a string, else the file's directory (the default, also when
+ * a directory has no bugbout.toml yet); undefined when `path` names a file that is not there.
+ */
+export async function configuredRepository(
+  path = ".",
+): Promise<{ repository: string; remote: boolean } | undefined> {
+  const { file, inDirectory } = await configFile(path);
+  let setting: unknown;
+  try {
+    const data = parseToml(await Deno.readTextFile(file)) as { project?: unknown };
+    if (data.project && typeof data.project === "object") {
+      setting = (data.project as Record<string, unknown>).repository;
+    }
+  } catch (error) {
+    if (isMissing(error) && !inDirectory) return undefined;
+    // Missing, unreadable or not TOML: the config check says which; the default stands here.
+    if (
+      !isMissing(error) && !(error instanceof TomlError) &&
+      !(error instanceof Deno.errors.PermissionDenied)
+    ) {
+      throw error;
+    }
+  }
+  return await resolveRepository(
+    typeof setting === "string" && setting ? setting : ".",
+    dirname(file),
+  );
+}
+
 /** Find and load `bugbout.toml` from `dir` (or a path to the file itself). */
 export async function loadConfig(path = ".", options: LoadOptions = {}): Promise<Config> {
-  let file = resolve(path);
-  if (await isDirectory(file)) file = join(file, "bugbout.toml");
+  const { file, inDirectory } = await configFile(path);
   let text: string;
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new ConfigError(`No bugbout.toml in ${dirname(file)}.`, {
-        hint: "Run `bugbout init` in your repository to write one.",
-      });
+    if (isMissing(error)) {
+      // A directory without the file is a repository not set up yet; a file named outright (with
+      // -c) that is not there is most often a mistyped path.
+      throw inDirectory
+        ? new ConfigError(`No bugbout.toml in ${dirname(file)}.`, {
+          hint: "Run `bugbout init` in your repository to write one.",
+        })
+        : new ConfigError(`No such file: ${file}.`, {
+          hint: `Check the path (relative to ${Deno.cwd()} unless absolute), or run ` +
+            "`bugbout init` in your repository to write a bugbout.toml.",
+        });
     }
     throw new ConfigError(`Cannot read ${file}: ${(error as Error).message}`);
   }

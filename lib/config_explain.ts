@@ -71,7 +71,35 @@ function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   return at;
 }
 
-/** Turn zod issues on `data` into one message per problem, in words a person can act on. */
+/**
+ * The key of `table` that is none of `known` and reads like a misspelling of `key` (which is
+ * missing), or undefined.
+ */
+export function misspeltKey(
+  key: string,
+  table: Record<string, unknown>,
+  known: readonly string[],
+): string | undefined {
+  return Object.keys(table).find((k) => !known.includes(k) && closest(k, known) === key);
+}
+
+/**
+ * The end of a "missing key" sentence when `table` has a misspelling of `key`: `; "sourse" is not
+ * a key: did you mean "source"?`, else "".
+ */
+export function misspeltAs(
+  key: string,
+  table: Record<string, unknown>,
+  known: readonly string[],
+): string {
+  const found = misspeltKey(key, table, known);
+  return found ? `; "${found}" is not a key: did you mean "${key}"?` : "";
+}
+
+/**
+ * Turn zod issues on `data` into one message per problem, in words a person can act on. A
+ * required key that is missing beside a misspelling of it is one message, not two.
+ */
 export function explain(
   file: string,
   data: unknown,
@@ -79,12 +107,29 @@ export function explain(
   issues: z.core.$ZodIssue[],
   prefix: readonly PropertyKey[] = [],
 ): string[] {
+  // Misspellings that a missing key's message names, by the table they are in.
+  const named = new Set<string>();
+  const tableKey = (path: readonly PropertyKey[], key: string) =>
+    JSON.stringify([...path.map(String), key]);
+  const missing = new Map<z.core.$ZodIssue, string>();
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code !== "invalid_type" || valueAt(data, path) !== undefined) continue;
+    const table = valueAt(data, path.slice(0, -1));
+    if (table === null || typeof table !== "object" || Array.isArray(table)) continue;
+    const known = knownKeys(schema, issue.path.slice(0, -1));
+    const key = String(path[path.length - 1] ?? "");
+    const found = misspeltKey(key, table as Record<string, unknown>, known);
+    if (!found) continue;
+    named.add(tableKey(path.slice(0, -1), found));
+    missing.set(issue, misspeltAs(key, table as Record<string, unknown>, known));
+  }
   return issues.map((issue) => {
     const path = [...prefix, ...issue.path];
     const where = tableName(path.slice(0, -1));
     const key = String(path[path.length - 1] ?? "");
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((k) => {
+      return issue.keys.filter((k) => !named.has(tableKey(path, k))).map((k) => {
         const hint = closest(k, knownKeys(schema, issue.path));
         return `${file}: unknown key "${k}" in ${tableName(path)}` +
           (hint ? `; did you mean "${hint}"?` : ".");
@@ -92,7 +137,9 @@ export function explain(
     }
     const value = valueAt(data, path);
     if (issue.code === "invalid_type") {
-      if (value === undefined) return `${file}: ${where} is missing the required key "${key}".`;
+      if (value === undefined) {
+        return `${file}: ${where} is missing the required key "${key}"${missing.get(issue) || "."}`;
+      }
       return `${file}: ${where} ${key}: expected ${expectedType(issue.expected)}, found ${
         describeValue(value)
       }.`;
@@ -102,5 +149,5 @@ export function explain(
       return `${file}: ${where} ${key}: expected one of ${options}, found ${describeValue(value)}.`;
     }
     return `${file}: ${where} ${key}: ${issue.message} (found ${describeValue(value)}).`;
-  });
+  }).filter((message) => message !== "");
 }

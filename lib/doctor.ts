@@ -5,12 +5,25 @@
  * @module
  */
 
-import { dirname, resolve } from "node:path";
-import { agentOf, type Config } from "./config.ts";
-import { describeError } from "./errors.ts";
-import { checkRepository, defaultBranch, firstParentCount, repositoryRoot } from "./git.ts";
+import {
+  agentOf,
+  checkPaths,
+  type Config,
+  configuredRepository,
+  isRemoteRepository,
+  loadConfig,
+} from "./config.ts";
+import { BugboutError, ConfigError, describeError } from "./errors.ts";
+import {
+  checkRepository,
+  defaultBranch,
+  firstParentCount,
+  probeRemote,
+  repositoryRoot,
+} from "./git.ts";
+import { bugboutHome } from "./home.ts";
 import { githubAccess } from "./mine/mod.ts";
-import { Project } from "./project.ts";
+import { checkSourceAtHead, clonePath, isCloned, Project } from "./project.ts";
 import { which } from "./proc.ts";
 import { checkTestDependencies, resolvePython, uvVersion } from "./python/mod.ts";
 import { findProjectClones, probeSandbox, runsAsRoot, toolchainMounts } from "./sandbox/mod.ts";
@@ -68,7 +81,11 @@ async function githubCheck(project: Project): Promise<Check> {
   };
 }
 
-async function gitCheck(dir: string): Promise<Check> {
+/**
+ * The repository at `dir` as one check: a git repository with commits and its whole history.
+ * `label` starts the line (default: the repository's root and a colon).
+ */
+async function gitCheck(dir: string, label?: string): Promise<Check> {
   try {
     await checkRepository(dir);
     const root = await repositoryRoot(dir) ?? dir;
@@ -77,7 +94,9 @@ async function gitCheck(dir: string): Promise<Check> {
     return {
       name: "git",
       status: count > 1 ? "ok" : "warn",
-      detail: `${root}: default branch ${branch}, ${count} commit(s) of first-parent history`,
+      detail:
+        `${label ?? `${root}:`} default branch ${branch}, ${count} commit(s) of first-parent ` +
+        "history",
       fix: count > 1
         ? undefined
         : "A bout mines fixes from history; this repository has almost none.",
@@ -90,6 +109,89 @@ async function gitCheck(dir: string): Promise<Check> {
       fix: (error as { hint?: string }).hint ?? "Check out a branch.",
     };
   }
+}
+
+/** The repository check, and the local repository the later checks read, when there is one. */
+interface RepositoryCheck {
+  check: Check;
+  /** The repository on this machine: the configured one, or a remote's clone once it exists. */
+  local?: string;
+}
+
+/**
+ * The configured repository as one check. A remote (a git URL, or a bare repository) is mined from
+ * its clone in `BUGBOUT_HOME`: once that exists, it is the clone that is checked; before, only
+ * that the remote answers (doctor clones nothing).
+ */
+async function repositoryCheck(
+  place: { repository: string; remote: boolean },
+  home: string,
+): Promise<RepositoryCheck> {
+  if (!place.remote) {
+    return { check: await gitCheck(place.repository), local: place.repository };
+  }
+  const what = isRemoteRepository(place.repository)
+    ? `${place.repository} (a remote)`
+    : `${place.repository} (a bare repository)`;
+  const clone = clonePath(place.repository, home);
+  if (await isCloned(place.repository, home)) {
+    const label = `${what}: mined from its clone ${clone} (fetched by each \`bugbout tasks\` ` +
+      "and `bugbout run`),";
+    return { check: await gitCheck(clone, label), local: clone };
+  }
+  const probe = await probeRemote(place.repository);
+  return {
+    check: probe.ok
+      ? {
+        name: "git",
+        status: "ok",
+        detail: `${what}: the first \`bugbout tasks\` or \`bugbout run\` clones it into ${clone}`,
+      }
+      : {
+        name: "git",
+        status: "fail",
+        detail: `Cannot read ${what}: ${probe.reason}`,
+        fix: probe.hint,
+      },
+  };
+}
+
+/**
+ * The config as one check. The paths it names are checked in the repository itself (a remote's
+ * clone), and only once the repository check passed: a repository that is not there is said once.
+ */
+async function configCheck(
+  config: Config | undefined,
+  error: unknown,
+  repository: RepositoryCheck | undefined,
+): Promise<Check> {
+  let problem = error;
+  if (config && repository?.local && repository.check.status !== "fail") {
+    try {
+      if (config.project.remote) {
+        await checkSourceAtHead(repository.local, config.project.source, config.file);
+      } else {
+        await checkPaths(config);
+      }
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problem = error;
+    }
+  }
+  if (config && !problem) {
+    return {
+      name: "config",
+      status: "ok",
+      detail: `${config.file}: ${config.contestants.length} contestant(s), ` +
+        `${config.examiners.length} examiner(s), policy ${config.judge.policy}`,
+    };
+  }
+  return {
+    name: "config",
+    status: "fail",
+    detail: describeError(problem),
+    fix: (problem as { hint?: string }).hint ?? "Fix bugbout.toml as the message says.",
+  };
 }
 
 /** What every agent may consume, from `[run]`. */
@@ -176,36 +278,32 @@ async function agentChecks(config: Config, found: string[] = []): Promise<Check[
   return checks;
 }
 
-/** Run every check for the project whose bugbout.toml is at `path`. */
-export async function runDoctor(path = "."): Promise<DoctorReport> {
+/**
+ * Run every check for the project whose bugbout.toml is at `path`. Doctor changes nothing: a
+ * remote repository is neither cloned nor fetched here.
+ */
+export async function runDoctor(
+  path = ".",
+  options: { home?: string } = {},
+): Promise<DoctorReport> {
+  const home = options.home ?? bugboutHome();
   const checks: Check[] = [];
-  let project: Project | undefined;
-  let configError: string | undefined;
+  let config: Config | undefined;
+  let configError: unknown;
   try {
-    project = await Project.load(path);
+    // The paths are checked below, in the repository the git check found.
+    config = await loadConfig(path, { skipPathChecks: true });
   } catch (error) {
-    configError = describeError(error);
+    if (!(error instanceof BugboutError)) throw error;
+    configError = error;
   }
-  const start = project?.repository ??
-    (path.endsWith(".toml") ? dirname(resolve(path)) : resolve(path));
-  checks.push(await gitCheck(start));
-  if (project) {
-    checks.push({
-      name: "config",
-      status: "ok",
-      detail:
-        `${project.config.file}: ${project.config.contestants.length} contestant(s), ${project.config.examiners.length} examiner(s), policy ${project.config.judge.policy}`,
-    });
-  } else {
-    checks.push({
-      name: "config",
-      status: "fail",
-      detail: configError!,
-      fix: configError!.includes("No bugbout.toml")
-        ? "Run `bugbout init`."
-        : "Fix bugbout.toml as the message says.",
-    });
-  }
+  // A file named outright that is not there says nothing of where the repository is.
+  const place = config?.project ?? await configuredRepository(path);
+  const repository = place ? await repositoryCheck(place, home) : undefined;
+  if (repository) checks.push(repository.check);
+  checks.push(await configCheck(config, configError, repository));
+  const project = config &&
+    new Project(config, repository?.local ?? clonePath(config.project.repository, home), home);
   const uv = await uvVersion();
   checks.push(
     uv ? { name: "uv", status: "ok", detail: `uv ${uv}` } : {
@@ -253,8 +351,12 @@ export async function runDoctor(path = "."): Promise<DoctorReport> {
     const executables: string[] = [];
     checks.push(...await agentChecks(project.config, executables));
     checks.push(limitsCheck(project.config));
-    // Unconfined, agents see everything anyway: the sandbox check says so.
-    if (checks[0].status !== "fail" && project.config.run.sandbox !== "none") {
+    // Unconfined, agents see everything anyway: the sandbox check says so. A remote not cloned
+    // yet has no copy here to look for.
+    if (
+      repository?.local && repository.check.status !== "fail" &&
+      project.config.run.sandbox !== "none"
+    ) {
       checks.push(await clonesCheck(project, executables));
     }
     checks.push(await githubCheck(project));

@@ -8,6 +8,7 @@
  */
 
 import { BugboutError } from "./errors.ts";
+import { statIfExists } from "./fs.ts";
 import { lineBatches, lines, type ProcResult, run, type RunOptions } from "./proc.ts";
 
 /** Options for a git call. */
@@ -137,10 +138,10 @@ export async function repositoryRoot(dir: string): Promise<string | undefined> {
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
-/** A repository bugbout cannot mine as it is: not one, empty, or shallow. */
+/** A repository bugbout cannot mine as it is: not there, not one, empty, or shallow. */
 export class RepositoryError extends BugboutError {
   /** What is wrong with it. */
-  readonly state: "not-a-repository" | "no-commits" | "shallow";
+  readonly state: "missing" | "not-a-repository" | "no-commits" | "shallow";
   constructor(state: RepositoryError["state"], message: string, hint: string) {
     super(message, { hint });
     this.name = "RepositoryError";
@@ -155,6 +156,15 @@ export class RepositoryError extends BugboutError {
  * commit, and the fixes before it would be missed.
  */
 export async function checkRepository(repo: string): Promise<void> {
+  // git cannot even start in a directory that does not exist: say so before asking it.
+  if (!(await statIfExists(repo))?.isDirectory) {
+    throw new RepositoryError(
+      "missing",
+      `Cannot mine ${repo}: there is no such directory.`,
+      "Run bugbout in your project's repository, or set [project] repository in bugbout.toml " +
+        "to its path.",
+    );
+  }
   const inside = await gitRun(["rev-parse", "--git-dir"], { cwd: repo, okCodes: "any" });
   if (inside.code !== 0) {
     throw new RepositoryError(
@@ -181,6 +191,52 @@ export async function checkRepository(repo: string): Promise<void> {
         "commit; bugbout needs the full history to find fixes.",
     );
   }
+}
+
+/** What {@linkcode probeRemote} found: a remote with branches, or why it cannot be read. */
+export type RemoteProbe = { ok: true } | { ok: false; reason: string; hint: string };
+
+/**
+ * Whether the remote repository at `url` answers and has a branch to mine, without cloning it:
+ * `git ls-remote`, with the user's configuration (credentials) and no prompt.
+ */
+export async function probeRemote(
+  url: string,
+  options: { timeoutMs?: number } = {},
+): Promise<RemoteProbe> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const result = await gitRun(["ls-remote", "--heads", "--", url], {
+    userConfig: true,
+    okCodes: "any",
+    timeoutMs,
+  });
+  if (result.timedOut) {
+    return {
+      ok: false,
+      reason: `no answer within ${Math.round(timeoutMs / 1000)} s`,
+      hint: "Check the network and the URL.",
+    };
+  }
+  if (result.code !== 0) {
+    // git's first line is the specific one ("repository '...' not found", "Could not resolve
+    // host"); what follows is general advice.
+    const reason = result.stderr.split("\n").map((l) => l.replace(/^fatal: /, "").trim())
+      .find(Boolean);
+    return {
+      ok: false,
+      reason: reason || `git ls-remote exited with ${result.code}`,
+      hint: "Check the URL and your access to it, or clone it yourself and set repository to " +
+        "the path of the clone.",
+    };
+  }
+  if (!result.stdout.trim()) {
+    return {
+      ok: false,
+      reason: "it has no branches yet",
+      hint: "bugbout replays fixes from the project's history: push the project first.",
+    };
+  }
+  return { ok: true };
 }
 
 /**
@@ -217,6 +273,7 @@ export function revParse(repo: string, rev: string): Promise<string> {
 
 /** The `origin` remote's URL, if any. */
 export async function originUrl(repo: string): Promise<string | undefined> {
+  if (!(await statIfExists(repo))?.isDirectory) return undefined;
   const result = await gitRun(["remote", "get-url", "origin"], { cwd: repo, okCodes: "any" });
   return result.code === 0 ? result.stdout.trim() : undefined;
 }

@@ -6,6 +6,7 @@
 
 import { join } from "node:path";
 import { BugboutError } from "./errors.ts";
+import { checkRepository, RepositoryError } from "./git.ts";
 import { detectLayout, type Layout } from "./layout.ts";
 import { which } from "./proc.ts";
 
@@ -32,6 +33,31 @@ export interface InitResult {
   agents: string[];
   /** Sentences for the person running init. */
   notes: string[];
+  /**
+   * What stands between this file and `bugbout tasks`: the directory is not a git repository, has
+   * no commits or is a shallow clone. The file is written all the same (`[project] repository`
+   * may point elsewhere); each warning says what to do.
+   */
+  warnings: { message: string; hint: string }[];
+}
+
+/** Why `bugbout tasks` could not mine `dir` as it is, in words for `init`; none when it could. */
+async function repositoryWarnings(dir: string): Promise<InitResult["warnings"]> {
+  try {
+    await checkRepository(dir);
+    return [];
+  } catch (error) {
+    if (!(error instanceof RepositoryError)) throw error;
+    if (error.state !== "not-a-repository") {
+      return [{ message: error.message, hint: error.hint ?? "" }];
+    }
+    return [{
+      message: `${dir} is not a git repository, and \`bugbout tasks\` and \`bugbout run\` need ` +
+        "one: they mine the fixes in its history.",
+      hint: "Run `bugbout init` in your project's clone instead, or set [project] repository in " +
+        "bugbout.toml to the path of a clone or a git URL.",
+    }];
+  }
 }
 
 /** Render the `bugbout.toml` text for a layout and the agents found. */
@@ -168,5 +194,6 @@ export async function initProject(
   if (agents.length === 0) {
     notes.push("No agent CLI found on PATH; the contestants are commented out.");
   }
-  return { file, text, layout, agents, notes };
+  const warnings = await repositoryWarnings(dir);
+  return { file, text, layout, agents, notes, warnings };
 }

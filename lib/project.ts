@@ -1,6 +1,7 @@
 /**
  * A project: its validated config, the local repository (cloned once into `BUGBOUT_HOME` when
- * `repository` is a URL), the results directory and the cache directory.
+ * `repository` is a remote: a git URL or a bare repository), the results directory and the cache
+ * directory.
  *
  * @module
  */
@@ -62,14 +63,24 @@ export class Project {
   }
 }
 
-/** Clone a repository URL into `BUGBOUT_HOME/repos/` the first time; fetch it afterwards. */
-export async function cloneOnce(url: string, home: string): Promise<string> {
-  const dir = join(
+/** Where {@linkcode cloneOnce} clones `url` (a git URL or the path of a bare repository). */
+export function clonePath(url: string, home: string): string {
+  return join(
     home,
     "repos",
     `${slug(url.replace(/^\w+:\/\//, "")).slice(-60)}-${inputsKey(url)}`,
   );
-  const present = (await statIfExists(join(dir, "HEAD")))?.isFile ?? false;
+}
+
+/** True when {@linkcode cloneOnce} has cloned `url` already. */
+export async function isCloned(url: string, home: string): Promise<boolean> {
+  return (await statIfExists(join(clonePath(url, home), "HEAD")))?.isFile ?? false;
+}
+
+/** Clone a repository URL into `BUGBOUT_HOME/repos/` the first time; fetch it afterwards. */
+export async function cloneOnce(url: string, home: string): Promise<string> {
+  const dir = clonePath(url, home);
+  const present = await isCloned(url, home);
   try {
     if (!present) {
       const temp = `${dir}.partial-${Deno.pid}`;
@@ -98,7 +109,7 @@ export async function cloneOnce(url: string, home: string): Promise<string> {
 }
 
 /** In a cloned (bare) repository, check that `source` exists at HEAD. */
-async function checkSourceAtHead(repo: string, source: string, file: string): Promise<void> {
+export async function checkSourceAtHead(repo: string, source: string, file: string): Promise<void> {
   const result = await gitRun(["cat-file", "-e", `HEAD:${source}`], { cwd: repo, okCodes: "any" });
   const module = await gitRun(["cat-file", "-e", `HEAD:${source}.py`], {
     cwd: repo,

@@ -114,7 +114,17 @@ Deno.test("guessVendor reads model names", () => {
 /** One kind of bad input per row: the file text and a pattern its message must match. */
 const BAD: [string, string, RegExp][] = [
   ["TOML syntax error", `[project]\nsource = src/pkg\n`, /bugbout\.toml:2:\d+: invalid TOML/],
-  ["missing source", `[project]\ntests = "tests"\n`, /\[project\] source is missing/],
+  ["missing source", `[project]\ntests = "tests"\n`, /\[project\] source is missing\.$/],
+  [
+    "missing source beside a misspelt one",
+    `[project]\nsourse = "src/pkg"\n`,
+    /^\S+: \[project\] source is missing; "sourse" is not a key: did you mean "source"\?$/,
+  ],
+  [
+    "missing [project] beside a misspelt table",
+    `[projcet]\nsource = "src/pkg"\n`,
+    /\[project\] source is missing; "projcet" is not a table: did you mean "project"\?$/,
+  ],
   [
     "source that does not exist",
     `[project]\nsource = "src/nope"\n`,
@@ -169,6 +179,16 @@ const BAD: [string, string, RegExp][] = [
     "command without command",
     minimal + `[[contestants]]\nagent = "command"\nname = "x"\n`,
     /is missing the required key "command"/,
+  ],
+  [
+    "command beside a misspelt command, in one message",
+    minimal + `[[contestants]]\nagent = "command"\nname = "x"\ncomand = ["x"]\n`,
+    /^\S+: \[\[contestants\]\] entry 1 is missing the required key "command"; "comand" is not a key: did you mean "command"\?$/,
+  ],
+  [
+    "agent beside a misspelt agent",
+    minimal + `[[contestants]]\nagnet = "codex"\n`,
+    /\[\[contestants\]\] entry 1 has no "agent" key; "agnet" is not a key: did you mean "agent"\?$/,
   ],
   [
     "bad examiner assignment",

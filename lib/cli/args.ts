@@ -34,9 +34,41 @@ export type CliInvocation =
 /** Flag values as `node:util` parseArgs gives them. */
 type RawValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
+/**
+ * The global flags given before the command (`bugbout -c other.toml run`), and the argv from the
+ * command on. Every command accepts them, so they parse as if given after it.
+ */
+function leadingGlobals(argv: readonly string[]): { globals: string[]; rest: string[] } {
+  const forms = new Map<string, FlagSpec>();
+  for (const [name, spec] of Object.entries(GLOBAL_FLAGS) as [string, FlagSpec][]) {
+    if (name === "help") continue; // `bugbout --help` is the main help
+    forms.set(`--${name}`, spec);
+    if (spec.short) forms.set(`-${spec.short}`, spec);
+  }
+  const globals: string[] = [];
+  let at = 0;
+  while (at < argv.length) {
+    const arg = argv[at];
+    // `--config=FILE`, `--config FILE`, `-c FILE`, `-cFILE`, `--no-color`.
+    const spec = forms.get(arg.split("=")[0]) ??
+      (/^-\w./.test(arg) ? forms.get(arg.slice(0, 2)) : undefined);
+    if (!spec) break;
+    const takesNext = spec.type === "string" && forms.has(arg);
+    if (takesNext && at + 1 >= argv.length) {
+      throw new UsageError(`${arg} needs a value`, { hint: "Run `bugbout --help` for usage." });
+    }
+    const next = at + (takesNext ? 2 : 1);
+    globals.push(...argv.slice(at, next));
+    at = next;
+  }
+  return { globals, rest: argv.slice(at) };
+}
+
 /** Parse argv (without the program name). Throws {@linkcode UsageError}. */
 export function parseInvocation(argv: readonly string[]): CliInvocation {
-  const [first, ...rest] = argv;
+  const { globals, rest: fromCommand } = leadingGlobals(argv);
+  const [first, ...afterCommand] = fromCommand;
+  const rest = [...globals, ...afterCommand];
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     const topic = first === "help" ? rest[0] : undefined;
     if (topic !== undefined) return { kind: "help", command: commandName(topic) };

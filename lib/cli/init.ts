@@ -28,6 +28,14 @@ export async function initCommand(
   );
   io.out(`  agents:   ${result.agents.length ? result.agents.join(", ") : "none on PATH"}`);
   for (const note of result.notes) io.out(p.dim(note));
-  io.out(`Next: ${p.bold("bugbout doctor")} checks that everything is in place.`);
+  for (const warning of result.warnings) {
+    io.out(`${p.warn("!")} ${warning.message}`);
+    io.out(`  ${p.dim("→")} ${warning.hint}`);
+  }
+  io.out(
+    result.warnings.length
+      ? `Next: fix the ! line above, then ${p.bold("bugbout doctor")} checks the rest.`
+      : `Next: ${p.bold("bugbout doctor")} checks that everything is in place.`,
+  );
   return 0;
 }

@@ -6,9 +6,6 @@
 
 import { resolve } from "node:path";
 import { Bout } from "../bout.ts";
-import { BugboutError } from "../errors.ts";
-import { lstatIfExists } from "../fs.ts";
-import { TASKS_FILE } from "../mine/mod.ts";
 import { renderReport, type ReportFormat } from "../report/mod.ts";
 import { palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
@@ -19,17 +16,7 @@ export async function reportCommand({ flags, io }: CommandContext<"report">): Pr
   // choices name a format the renderers lack.
   const format: ReportFormat = flags.format ?? "terminal";
   const bout = await Bout.load(flags.config ?? ".");
-  // Before any bout there is nothing to report. `bugbout tasks` alone would only mine, and lead
-  // to a report of zeros: the way forward is a run.
-  const results = bout.project.results;
-  if (!(await lstatIfExists(results.file(TASKS_FILE)))) {
-    throw new BugboutError(
-      `Nothing to report yet: no bout has run here (${
-        results.display(TASKS_FILE)
-      } does not exist).`,
-      { hint: "Run `bugbout run` to mine the tasks, race the agents and score them." },
-    );
-  }
+  // Before any bout, this says so and hints `bugbout run`.
   const built = await bout.report();
   const output = flags.output;
   const text = renderReport(built, format, { color: !output && io.color });

@@ -39,16 +39,16 @@ export interface AccessOptions {
 }
 
 /**
- * The project's GitHub repository (`[project] github`, else the `origin` remote, else the
- * repository URL) and a token, if any.
+ * The project's GitHub repository (`[project] github`, else the URL of a remote repository, else
+ * the local repository's `origin`) and a token, if any.
  */
 export async function githubSetup(project: Project, options: AccessOptions = {}): Promise<
   GithubSetup
 > {
   const config = project.config.project;
+  // A remote's clone has the remote itself as its origin, and may not be cloned yet.
   const repository = config.github ??
-    githubSlug(await originUrl(project.repository)) ??
-    (config.remote ? githubSlug(config.repository) : undefined);
+    githubSlug(config.remote ? config.repository : await originUrl(project.repository));
   const found = repository ? await githubToken(options.env) : { source: "none" as const };
   return {
     repository,
@@ -135,15 +135,32 @@ export function accessNote(
     return `No GitHub repository is known, so problem statements come from commit ` +
       'titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.';
   }
+  const fromTitles = tasks.filter((t) => t.statementSource === "commit").length;
+  if (client.unreachable && /refused the token/.test(client.unreachable)) {
+    const source = setup.tokenSource === "gh" ? "gh auth token" : setup.tokenSource;
+    return `GitHub refused the token from ${source} (HTTP 401 Bad credentials), so problem ` +
+      `statements come from commit titles (the next run asks again). Set a valid token there, ` +
+      `or unset it to read issues anonymously.`;
+  }
   if (client.unreachable) {
     return `GitHub could not be reached (${client.unreachable}), so problem statements ` +
-      `come from commit titles. To use issue texts, check the network and [project] ` +
-      `github-api, and ${HOW_TO}.`;
+      `come from commit titles (the next run asks again). To use issue texts, check the ` +
+      `network and [project] github-api.`;
   }
   if (client.rateLimitedUntil) {
     return `GitHub's rate limit ran out (until ${client.rateLimitedUntil}), so some ` +
       `problem statements come from commit titles (the next run asks again). To avoid it, ` +
       `${HOW_TO}.`;
+  }
+  if (client.failedReplies.size) {
+    const replies = [...client.failedReplies].sort((a, b) => a[0] - b[0])
+      .map(([status, n]) => `HTTP ${status} to ${n} ${n === 1 ? "request" : "requests"}`);
+    return `GitHub answered ${replies.join(" and ")} for ${setup.repository}, so ` +
+      `${fromTitles} problem ${fromTitles === 1 ? "statement comes" : "statements come"} from ` +
+      `commit titles (the next run asks again). If it lasts, check [project] github-api` +
+      (setup.token
+        ? " and that the token can read the repository."
+        : `; for a private repository, ${HOW_TO}.`);
   }
   if (!fromGithub) {
     return `No issue text was read from GitHub ${setup.repository}` +

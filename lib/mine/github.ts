@@ -168,6 +168,11 @@ export class GithubClient {
   rateLimitedUntil?: string;
   /** Requests sent (not counting cache hits). */
   requests = 0;
+  /**
+   * Replies that were failures, by HTTP status, and how many: a server error that outlasted the
+   * retries, a refusal that is no rate limit (404 and 410, a missing issue, are answers).
+   */
+  readonly failedReplies: Map<number, number> = new Map();
   #waited = 0;
 
   /** A client for one repository; nothing is sent until a method is called. */
@@ -178,6 +183,11 @@ export class GithubClient {
   /** True once requests stopped: unreachable or rate-limited past the budget. */
   get stopped(): boolean {
     return this.unreachable !== undefined || this.rateLimitedUntil !== undefined;
+  }
+
+  /** True when some request failed: requests stopped, or GitHub answered with a failure. */
+  get failed(): boolean {
+    return this.stopped || this.failedReplies.size > 0;
   }
 
   #cachePath(...parts: string[]): string | undefined {
@@ -218,16 +228,20 @@ export class GithubClient {
     for (let attempt = 0; attempt < 8; attempt++) {
       if (this.stopped || this.options.signal?.aborted) return { status: 0 };
       let response: Response;
+      const timeoutMs = this.options.timeoutMs ?? 20_000;
       try {
         this.requests++;
-        const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 20_000);
+        const timeout = AbortSignal.timeout(timeoutMs);
         response = await fetch(url, {
           ...init,
           signal: this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout,
         });
       } catch (error) {
         if (this.options.signal?.aborted) return { status: 0 };
-        this.unreachable = `${new URL(url).origin}: ${(error as Error).message}`;
+        const reason = (error as Error).name === "TimeoutError"
+          ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+          : (error as Error).message;
+        this.unreachable = `${new URL(url).origin}: ${reason}`;
         return { status: 0 };
       }
       this.#noteRateLimit(response.headers);
@@ -257,6 +271,11 @@ export class GithubClient {
         await response.body?.cancel();
         if (response.status === 401) {
           this.unreachable = `${new URL(url).origin} refused the token (401 Bad credentials)`;
+        } else if (response.status !== 404 && response.status !== 410) {
+          this.failedReplies.set(
+            response.status,
+            (this.failedReplies.get(response.status) ?? 0) + 1,
+          );
         }
         return { status: response.status };
       }

@@ -87,6 +87,12 @@ export interface MineResult {
   summary: string;
   /** How much work mining did (absent when tasks.json was up to date). */
   stats?: MineStats;
+  /**
+   * How this run read the tasks' problem statements (tasks.json's `statementNote`), or why it
+   * could not: only when this run mined and read statements or asked GitHub, so a bout says it
+   * once, not on every run that reuses tasks.json.
+   */
+  note?: string;
 }
 
 interface Walked {
@@ -341,8 +347,8 @@ async function mine(
   const file: TasksFile = {
     version: RESULTS_VERSION,
     kind: "tasks",
-    // When GitHub stopped answering, the next run tries again instead of reusing this file.
-    inputsKey: client?.stopped ? `${key}-retry` : key,
+    // When GitHub failed, the next run tries again instead of reusing this file.
+    inputsKey: client?.failed ? `${key}-retry` : key,
     repository: { head, branch },
     examined: history,
     tasks: examiner.tasks,
@@ -355,10 +361,12 @@ async function mine(
   if (options.signal?.aborted) throw new InterruptedError();
   await project.results.ensure();
   await project.results.write(TASKS_FILE, file);
+  const asked = examiner.tasks.length > 0 || (client?.requests ?? 0) > 0;
   return {
     file,
     cached: false,
     path,
+    ...(asked && file.statementNote ? { note: file.statementNote } : {}),
     stats: {
       walked: walked.walked,
       candidates: ordered.length,
@@ -369,13 +377,25 @@ async function mine(
   };
 }
 
-/** Read `.bugbout/tasks.json`; throws with a hint when it has not been mined yet. */
-export async function readTasks(project: Project): Promise<TasksFile> {
+/**
+ * Read `.bugbout/tasks.json`; throws with a hint when it has not been mined yet. The hint depends
+ * on what the tasks are read `for`: a report needs a whole bout (`bugbout run`), since mining
+ * alone would only lead to a report of zeros.
+ */
+export async function readTasks(
+  project: Project,
+  options: { for?: "tasks" | "report" } = {},
+): Promise<TasksFile> {
   const file = await project.results.read(TASKS_FILE, tasksFileSchema, "mined tasks");
   if (!file) {
-    throw new BugboutError(`No tasks yet: ${project.results.display(TASKS_FILE)} does not exist.`, {
-      hint: "Run `bugbout tasks` to mine them.",
-    });
+    const missing = `${project.results.display(TASKS_FILE)} does not exist`;
+    throw options.for === "report"
+      ? new BugboutError(`Nothing to report yet: no bout has run here (${missing}).`, {
+        hint: "Run `bugbout run` to mine the tasks, race the agents and score them.",
+      })
+      : new BugboutError(`No tasks yet: ${missing}.`, {
+        hint: "Run `bugbout tasks` to mine them, or `bugbout run` for a whole bout.",
+      });
   }
   return file;
 }

@@ -95,6 +95,26 @@ Deno.test("parseInvocation reads short flags, string values and positionals", ()
   );
 });
 
+Deno.test("parseInvocation reads the global flags before the command as after it", () => {
+  const after = parseInvocation(["doctor", "--config", "b.toml", "--no-color"]);
+  for (
+    const argv of [
+      ["-c", "b.toml", "doctor", "--no-color"],
+      ["--config=b.toml", "--no-color", "doctor"],
+      ["--no-color", "-cb.toml", "doctor"],
+    ]
+  ) {
+    deepEqual(parseInvocation(argv), after, argv.join(" "));
+  }
+  // A flag before the command that only the command knows stays an error; so does -c alone.
+  throws(() => parseInvocation(["--force", "init"]), /unknown option --force/);
+  throws(() => parseInvocation(["-c"]), (error) => {
+    ok(error instanceof UsageError);
+    equal(error.message, "-c needs a value");
+    return true;
+  });
+});
+
 Deno.test("parseInvocation rejects a --format outside its choices as a usage error with a hint", () => {
   throws(() => parseInvocation(["report", "--format", "pdf"]), (error) => {
     ok(error instanceof UsageError);

@@ -1,4 +1,4 @@
-import { equal, match } from "node:assert/strict";
+import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { git } from "../../lib/git.ts";
 import { COMMANDS } from "../../lib/cli/commands.ts";
@@ -48,12 +48,28 @@ for (const [args, pattern] of USAGE_ERRORS) {
   });
 }
 
-async function writeFiles(dir: string, files: Record<string, string>) {
+async function writeFiles(
+  dir: string,
+  files: Record<string, string>,
+  options: { git?: "none" | "init" | "commit" } = {},
+) {
   for (const [path, content] of Object.entries(files)) {
     await Deno.mkdir(join(dir, path, ".."), { recursive: true });
     await Deno.writeTextFile(join(dir, path), content);
   }
+  const mode = options.git ?? "init";
+  if (mode === "none") return;
   await git(["init", "--quiet", "--initial-branch", "main"], { cwd: dir });
+  if (mode === "commit") {
+    await git(["add", "--all"], { cwd: dir });
+    await git(["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "Initial"], {
+      cwd: dir,
+    });
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 const LAYOUTS: Record<string, Record<string, string>> = {
@@ -87,7 +103,7 @@ const LAYOUTS: Record<string, Record<string, string>> = {
 for (const [name, files] of Object.entries(LAYOUTS)) {
   Deno.test(`bugbout init writes bugbout.toml for a ${name} repository`, async () => {
     await using dir = await tempDir();
-    await writeFiles(dir.path, files);
+    await writeFiles(dir.path, files, { git: "commit" });
     const bin = join(dir.path, "bin");
     await Deno.mkdir(bin);
     // One agent CLI on PATH: init must offer it as a contestant.
@@ -129,6 +145,68 @@ Deno.test("bugbout init on a repository that is not Python says so and writes no
   let exists = true;
   await Deno.lstat(join(dir.path, "bugbout.toml")).catch(() => (exists = false));
   equal(exists, false);
+});
+
+Deno.test("bugbout init outside a git repository writes the file and says that tasks will need one", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, LAYOUTS["src-layout"], { git: "none" });
+  const run = await runBugbout(["init"], { cwd: dir.path, env: { PATH: "/usr/bin:/bin" } });
+  equal(run.code, 0, run.stderr);
+  match(await Deno.readTextFile(join(dir.path, "bugbout.toml")), /^source = "src\/shop"$/m);
+  const lines = run.stdout.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("! "));
+  ok(at >= 0, run.stdout);
+  equal(
+    lines[at],
+    `! ${dir.path} is not a git repository, and \`bugbout tasks\` and \`bugbout run\` need one: ` +
+      "they mine the fixes in its history.",
+  );
+  match(
+    lines[at + 1],
+    /^ {2}→ Run `bugbout init` in your project's clone instead, or set \[project\] repository/,
+  );
+  match(lines[at + 2], /^Next: fix the ! line above, then bugbout doctor/);
+});
+
+Deno.test("bugbout init in a repository without commits says that tasks will need them", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, LAYOUTS["src-layout"], { git: "init" });
+  const run = await runBugbout(["init"], { cwd: dir.path, env: { PATH: "/usr/bin:/bin" } });
+  equal(run.code, 0, run.stderr);
+  match(
+    run.stdout,
+    new RegExp(
+      `^! Cannot mine ${
+        escape(dir.path)
+      }: it has no commits yet\\.\\n {2}→ .*commit the project first\\.$`,
+      "m",
+    ),
+  );
+});
+
+for (const args of [["-c", "nonexist.toml", "tasks"], ["report", "--config", "nonexist.toml"]]) {
+  Deno.test(`bugbout ${args.join(" ")} names the file it was given, resolved, and says what to do`, async () => {
+    await using dir = await tempDir();
+    const run = await runBugbout(args, { cwd: dir.path });
+    equal(run.code, 1, run.stderr);
+    const file = join(dir.path, "nonexist.toml");
+    equal(
+      run.stderr,
+      `error: No such file: ${file}.\nhint: Check the path (relative to ${dir.path} unless ` +
+        "absolute), or run `bugbout init` in your repository to write a bugbout.toml.\n",
+    );
+  });
+}
+
+Deno.test("bugbout doctor -c nonexist.toml fails on the file it was given, and checks no repository", async () => {
+  await using dir = await tempDir();
+  const run = await runBugbout(["doctor", "-c", "nonexist.toml"], { cwd: dir.path });
+  equal(run.code, 1, run.stderr);
+  match(
+    run.stdout,
+    new RegExp(`^✗ config +No such file: ${escape(join(dir.path, "nonexist.toml"))}\\.\\n`),
+  );
+  ok(!/^. git /m.test(run.stdout), run.stdout);
 });
 
 Deno.test("bugbout doctor prints one line per check with what to do, and exits 1 when not ready", async () => {
@@ -191,4 +269,20 @@ Deno.test("bugbout report before any run says so and hints `bugbout run`", async
   match(run.stderr, /Nothing to report yet: no bout has run here \(\.bugbout\/tasks\.json does/);
   match(run.stderr, /hint: Run `bugbout run` to mine the tasks, race the agents and score them\./);
   equal(run.stdout, "");
+});
+
+Deno.test("Bout.report() before any run says what the CLI says and hints `bugbout run`, not `bugbout tasks`", async () => {
+  const { Bout } = await import("../../main.ts");
+  const { BugboutError } = await import("../../lib/errors.ts");
+  await using dir = await tempDir();
+  await writeFiles(dir.path, LAYOUTS["src-layout"]);
+  await Deno.writeTextFile(join(dir.path, "bugbout.toml"), `[project]\nsource = "src/shop"\n`);
+  const bout = await Bout.load(dir.path);
+  const error = await bout.report().then(() => undefined, (e: unknown) => e);
+  ok(error instanceof BugboutError, String(error));
+  match(
+    error.message,
+    /^Nothing to report yet: no bout has run here \(\S*\.bugbout\/tasks\.json does not exist\)\.$/,
+  );
+  equal(error.hint, "Run `bugbout run` to mine the tasks, race the agents and score them.");
 });

@@ -114,7 +114,7 @@ Deno.test("`bugbout tasks` outside a project fails with a hint to run init", asy
   try {
     const io = capture();
     equal(await runCli(["tasks", "-c", join(dir, "bugbout.toml")], io), 1);
-    match(io.stderr.join("\n"), /No bugbout\.toml/);
+    match(io.stderr.join("\n"), new RegExp(`No such file: ${join(dir, "bugbout\\.toml")}\\.`));
     match(io.stderr.join("\n"), /bugbout init/);
   } finally {
     await Deno.remove(dir, { recursive: true });
