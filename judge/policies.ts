@@ -8,7 +8,7 @@
 
 import type { Policy } from "../lib/config.ts";
 import { BugboutError } from "../lib/errors.ts";
-import type { Verdict } from "../lib/records.ts";
+import { agentOfName, type Verdict } from "../lib/records.ts";
 import {
   type Breakage,
   breakages,
@@ -88,7 +88,7 @@ export interface AuthorSupport {
 export interface Assessment {
   /** The patch tree's id. */
   tree: string;
-  /** The agent the patch belongs to. */
+  /** The name of the attempt the patch belongs to (the agent's, or `codex#2` for a repeat). */
   agent: string;
   /** The merge gate: whether the policy approves this patch on its own. */
   approved: boolean;
@@ -122,11 +122,20 @@ export function assessPatch(
   options: { policy: Policy; agents: readonly AgentInfo[] },
 ): Assessment {
   const rule = policyRule(options.policy);
+  // The patch is known by its attempt's name (`codex#2`); independence is the agent's (`codex`).
   const agent = patchAuthor(patch);
-  const base = { tree: patch.id, agent, support: 0, authors: [], sameVendor: [], evidence: [] };
+  const base = {
+    tree: patch.id,
+    agent: patch.id,
+    support: 0,
+    authors: [],
+    sameVendor: [],
+    evidence: [],
+  };
   const verdict = (approved: boolean, why: string) =>
     `${approved ? "approved" : "not approved"} under ${options.policy}: ${why}`;
-  const tampered = facts.tamperers.trees.get(patch.id) ?? facts.tamperers.authors.get(agent);
+  // The attempt's own tests are by the author its tree is named after (`codex`, `codex#2`).
+  const tampered = facts.tamperers.trees.get(patch.id) ?? facts.tamperers.authors.get(patch.id);
   if (tampered) {
     const whose = facts.tamperers.trees.has(patch.id) ? "its code" : "its tests";
     return {
@@ -245,7 +254,7 @@ const UNKNOWN_VENDORS = new Set(["", "unknown"]);
 export function vendorsOf(agents: readonly AgentInfo[]): (name: string) => string {
   const vendors = new Map(agents.map((a) => [a.name, a.vendor.trim().toLowerCase()]));
   return (name) => {
-    const vendor = vendors.get(name);
+    const vendor = vendors.get(agentOfName(name));
     return vendor === undefined || UNKNOWN_VENDORS.has(vendor) ? `\0${name}` : vendor;
   };
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Matrix, Outcome, Tampering } from "../lib/records.ts";
+import { agentOfName, type Matrix, type Outcome, type Tampering } from "../lib/records.ts";
 
 /** A tree of the matrix: a B repeat or a contestant's patch. */
 export type MatrixTree = Matrix["trees"][number];
@@ -141,7 +141,8 @@ export function matrixFacts(matrix: Matrix): MatrixFacts {
 
 /** Rule 2: a test's author may support a patch only when it is not the patch's own agent. */
 export function isOtherAuthor(test: MatrixTest, patch: MatrixTree): boolean {
-  return test.author !== patchAuthor(patch);
+  // An agent's repeats are the same agent: `codex#2` never vouches for `codex`'s patch.
+  return agentOfName(test.author) !== patchAuthor(patch);
 }
 
 /** A repository test that passes on B but not on a patch, and how the other patches fared. */

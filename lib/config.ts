@@ -73,6 +73,7 @@ const runSchema = z.strictObject({
     .default(1024),
   "agent-memory": z.int().min(256, "must be at least 256 (MiB)").default(8192),
   "agent-disk": z.int().min(16, "must be at least 16 (MiB)").default(10240),
+  repeats: z.int().min(1, "must be at least 1").max(100, "must be at most 100").default(1),
 });
 
 const judgeSchema = z.strictObject({
@@ -157,6 +158,8 @@ export interface Config {
     agentMemory: number;
     /** MiB an agent may add to its working copy and state directories. */
     agentDisk: number;
+    /** Attempts per agent and task. */
+    repeats: number;
   };
   /** `[judge]`. */
   judge: { policy: Policy; runSuite: boolean };
@@ -406,6 +409,13 @@ export async function parseConfig(
   }
   const seen = new Map<string, AgentEntry>();
   for (const agent of agents) {
+    if (/#\d+$/.test(agent.name)) {
+      throw new ConfigError(
+        `${label}: the agent name "${agent.name}" ends like a repeat's ("codex#2" is codex's ` +
+          "second attempt at a task).",
+        { hint: `Name it without "#" and a number at the end.` },
+      );
+    }
     const before = seen.get(agent.name);
     if (before) {
       throw new ConfigError(
@@ -448,6 +458,7 @@ export async function parseConfig(
       agentProcesses: f.run["agent-processes"],
       agentMemory: f.run["agent-memory"],
       agentDisk: f.run["agent-disk"],
+      repeats: f.run.repeats,
     },
     judge: { policy: f.judge.policy, runSuite: f.judge["run-suite"] },
     contestants: agents.filter((a) => a.role === "contestant"),

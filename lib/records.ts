@@ -240,9 +240,29 @@ export const attemptSchema = z.object({
   sandbox: z.enum(["bubblewrap", "seatbelt", "none"]),
   /** Every changed path; empty when nothing changed. */
   files: z.array(patchFileSchema),
+  /** Which of the agent's `[run] repeats` attempts at the task this is (absent: the first). */
+  repeat: z.int().min(2).optional(),
 });
 /** One agent's attempt at one task. */
 export type Attempt = z.infer<typeof attemptSchema>;
+
+/**
+ * The name an attempt goes by in every results file (a tree, an author, a scored patch): its
+ * agent's name for the first attempt at a task, and `name#2`, `name#3`, ... for the repeats.
+ */
+export function attemptName(agent: string, repeat = 1): string {
+  return repeat > 1 ? `${agent}#${repeat}` : agent;
+}
+
+/** The name of an attempt (see {@linkcode attemptName}). */
+export function nameOf(attempt: Pick<Attempt, "agent" | "repeat">): string {
+  return attemptName(attempt.agent, attempt.repeat);
+}
+
+/** The agent an attempt's name belongs to: `codex#2` → `codex`. */
+export function agentOfName(name: string): string {
+  return name.replace(/#\d+$/, "");
+}
 
 // ---------------------------------------------------------------------------------------------
 // matrices/<task>.json

@@ -30,6 +30,7 @@ import {
   type BoutAttempt,
   type Matrix,
   matrixSchema,
+  nameOf,
   REPOSITORY,
   RESULTS_VERSION,
   type RunSummary,
@@ -256,7 +257,7 @@ export async function examineTask(
     attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
       async ({ attempt, patches }, n): Promise<TreeResult> => {
         const tree: MatrixTree = {
-          id: attempt.agent,
+          id: nameOf(attempt),
           kind: "patch",
           agent: attempt.agent,
           status: "ok",

@@ -16,6 +16,7 @@ import { which } from "../proc.ts";
 import type { TestEnv } from "../python/mod.ts";
 import {
   type Attempt,
+  attemptName,
   type AttemptPatches,
   type AttemptStatus,
   RESULTS_VERSION,
@@ -42,6 +43,8 @@ export interface AttemptContext {
   /** `contestant`, or the examiner's assignment. */
   role: "contestant" | "reproduce" | "specify";
   inputsKey: string;
+  /** Which of the agent's `[run] repeats` attempts this is (1: the first). */
+  repeat?: number;
   signal?: AbortSignal;
 }
 
@@ -145,12 +148,12 @@ interface AttemptDirs {
   snapshot: string;
 }
 
-function attemptDirs(project: Project, task: Task, agent: CodingAgent): AttemptDirs {
+function attemptDirs(project: Project, task: Task, name: string): AttemptDirs {
   // The pid in the name lets a later run sweep what a killed run left (see sweepAttempts).
   const root = project.cacheDir(
     "attempts",
     task.id,
-    `${agent.name.replace(/[^\w.-]+/g, "_")}${ownedSuffix()}`,
+    `${name.replace(/[^\w.-]+/g, "_")}${ownedSuffix()}`,
   );
   return {
     root,
@@ -387,7 +390,8 @@ export async function runAttempt(
 ): Promise<Attempt> {
   const { project, signal } = context;
   const started = performance.now();
-  const dirs = attemptDirs(project, task, agent);
+  const repeat = context.repeat ?? 1;
+  const dirs = attemptDirs(project, task, attemptName(agent.name, repeat));
   const base: Omit<Attempt, "status" | "durationMs" | "exitCode" | "logTail" | "files"> = {
     version: RESULTS_VERSION,
     kind: "attempt",
@@ -400,6 +404,7 @@ export async function runAttempt(
     inputsKey: context.inputsKey,
     startedAt: new Date().toISOString(),
     sandbox: context.sandbox.kind,
+    ...(repeat > 1 ? { repeat } : {}),
   };
   // Auth copies and working copies never outlive the attempt; the agent's own logs stay. They
   // go before the record is saved, so a saved attempt is one that left nothing behind.

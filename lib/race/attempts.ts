@@ -1,5 +1,6 @@
 /**
- * Attempts on disk: `.bugbout/attempts/<task>/<agent>.json` plus the captured patches beside it.
+ * Attempts on disk: `.bugbout/attempts/<task>/<name>.json` plus the captured patches beside it,
+ * where the name is the agent's (`codex`), or for its repeats `codex#2`, ... (see `attemptName`).
  * The patches are written first and the JSON last, so a JSON file means a finished attempt.
  *
  * @module
@@ -7,13 +8,13 @@
 
 import { join } from "node:path";
 import { slug } from "../hash.ts";
-import { type Attempt, type AttemptPatches, attemptSchema } from "../records.ts";
+import { type Attempt, type AttemptPatches, attemptSchema, nameOf } from "../records.ts";
 import { readJson, type ResultsDir, writeJsonAtomic, writeTextAtomic } from "../store.ts";
 import { readTextIfExists } from "../fs.ts";
 
-/** Paths of one attempt's files. */
-export function attemptPaths(results: ResultsDir, task: string, agent: string) {
-  const base = results.file("attempts", task, slug(agent));
+/** Paths of one attempt's files, by the attempt's name. */
+export function attemptPaths(results: ResultsDir, task: string, name: string) {
+  const base = results.file("attempts", task, slug(name));
   return {
     json: `${base}.json`,
     source: `${base}.source.patch`,
@@ -28,29 +29,29 @@ export async function saveAttempt(
   attempt: Attempt,
   patches: AttemptPatches,
 ): Promise<void> {
-  const paths = attemptPaths(results, attempt.task, attempt.agent);
+  const paths = attemptPaths(results, attempt.task, nameOf(attempt));
   await writeTextAtomic(paths.source, patches.source);
   await writeTextAtomic(paths.tests, patches.tests);
   await writeTextAtomic(paths.full, patches.full);
   await writeJsonAtomic(paths.json, attempt);
 }
 
-/** Read a finished attempt, or undefined when there is none. */
+/** Read a finished attempt by its name, or undefined when there is none. */
 export function loadAttempt(
   results: ResultsDir,
   task: string,
-  agent: string,
+  name: string,
 ): Promise<Attempt | undefined> {
-  return readJson(attemptPaths(results, task, agent).json, attemptSchema, "attempts");
+  return readJson(attemptPaths(results, task, name).json, attemptSchema, "attempts");
 }
 
-/** Read an attempt's patches (empty strings when missing). */
+/** Read an attempt's patches by its name (empty strings when missing). */
 export async function loadPatches(
   results: ResultsDir,
   task: string,
-  agent: string,
+  name: string,
 ): Promise<AttemptPatches> {
-  const paths = attemptPaths(results, task, agent);
+  const paths = attemptPaths(results, task, name);
   const read = async (p: string) => (await readTextIfExists(p)) ?? "";
   return {
     source: await read(paths.source),
@@ -59,7 +60,7 @@ export async function loadPatches(
   };
 }
 
-/** Every attempt saved for a task, by agent name. */
+/** Every attempt saved for a task, by the attempt's name. */
 export async function loadTaskAttempts(
   results: ResultsDir,
   task: string,
@@ -70,7 +71,7 @@ export async function loadTaskAttempts(
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.isFile || !entry.name.endsWith(".json")) continue;
       const attempt = await readJson(join(dir, entry.name), attemptSchema, "attempts");
-      if (attempt) found.set(attempt.agent, attempt);
+      if (attempt) found.set(nameOf(attempt), attempt);
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;

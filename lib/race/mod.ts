@@ -14,10 +14,11 @@ import { inputsKey } from "../hash.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import type { TestEnv } from "../python/mod.ts";
-import type { AttemptStatus, BoutAttempt, Task } from "../records.ts";
+import { attemptName, type AttemptStatus, type BoutAttempt, type Task } from "../records.ts";
 import { NotInstalledError } from "../proc.ts";
 import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import { attemptNames } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
 import { loadAttempt, loadPatches, loadTaskAttempts, needsRun } from "./attempts.ts";
 import { runAttempt, sweepAttempts } from "./attempt.ts";
@@ -77,16 +78,17 @@ export interface RaceSummary {
 }
 
 /**
- * The saved attempts of configured agents at a task, in configuration order (attempts of agents no
- * longer in `bugbout.toml` are left out), with their patches.
+ * The saved attempts of configured agents at a task, in configuration order, each agent's repeats
+ * after its first attempt (attempts of agents no longer in `bugbout.toml`, and repeats beyond
+ * `[run] repeats`, are left out), with their patches.
  */
 export async function readAttempts(project: Project, task: string): Promise<BoutAttempt[]> {
   const saved = await loadTaskAttempts(project.results, task);
   const found: BoutAttempt[] = [];
-  for (const agent of project.agents) {
-    const attempt = saved.get(agent.name);
+  for (const name of attemptNames(project)) {
+    const attempt = saved.get(name);
     if (!attempt) continue;
-    found.push({ attempt, patches: await loadPatches(project.results, task, agent.name) });
+    found.push({ attempt, patches: await loadPatches(project.results, task, name) });
   }
   return found;
 }
@@ -102,7 +104,7 @@ export function racersFromConfig(project: Project): Racer[] {
 }
 
 /** The inputs that make an attempt what it is: if any changes, it runs again. */
-export function attemptKey(task: Task, racer: Racer): string {
+export function attemptKey(task: Task, racer: Racer, repeat = 1): string {
   return inputsKey({
     format: RACE_FORMAT,
     task: task.id,
@@ -111,6 +113,8 @@ export function attemptKey(task: Task, racer: Racer): string {
     statement: task.statement,
     role: racer.role,
     settings: racer.settings,
+    // The first attempt's key is what it was before repeats existed: saved races stay valid.
+    ...(repeat > 1 ? { repeat } : {}),
   });
 }
 
@@ -172,45 +176,39 @@ export async function raceAll(
   for (const task of tasks) {
     if (oracles[task.id]?.status !== "scorable") continue;
     for (const racer of racers) {
-      const key = attemptKey(task, racer);
-      const saved = await loadAttempt(project.results, task.id, racer.agent.name);
-      if (!needsRun(saved, key, options.retryFailed ?? false)) {
-        summary.skipped++;
-        options.onProgress?.({
-          kind: "skip",
-          task: task.id,
-          agent: racer.agent.name,
-          status: saved!.status,
+      for (let repeat = 1; repeat <= project.config.run.repeats; repeat++) {
+        const name = attemptName(racer.agent.name, repeat);
+        const key = attemptKey(task, racer, repeat);
+        const saved = await loadAttempt(project.results, task.id, name);
+        if (!needsRun(saved, key, options.retryFailed ?? false)) {
+          summary.skipped++;
+          options.onProgress?.({ kind: "skip", task: task.id, agent: name, status: saved!.status });
+          continue;
+        }
+        jobs.push({
+          quota: racer.agent.quota,
+          run: async () => {
+            options.onProgress?.({ kind: "start", task: task.id, agent: name, at: Date.now() });
+            const attempt = await runAttempt(task, racer.agent, {
+              project,
+              sandbox: options.sandbox,
+              env: options.env,
+              role: racer.role,
+              inputsKey: key,
+              repeat,
+              signal: options.signal,
+            });
+            options.onProgress?.({
+              kind: "end",
+              task: task.id,
+              agent: name,
+              status: attempt.status,
+              durationMs: attempt.durationMs,
+            });
+            return attempt;
+          },
         });
-        continue;
       }
-      jobs.push({
-        quota: racer.agent.quota,
-        run: async () => {
-          options.onProgress?.({
-            kind: "start",
-            task: task.id,
-            agent: racer.agent.name,
-            at: Date.now(),
-          });
-          const attempt = await runAttempt(task, racer.agent, {
-            project,
-            sandbox: options.sandbox,
-            env: options.env,
-            role: racer.role,
-            inputsKey: key,
-            signal: options.signal,
-          });
-          options.onProgress?.({
-            kind: "end",
-            task: task.id,
-            agent: racer.agent.name,
-            status: attempt.status,
-            durationMs: attempt.durationMs,
-          });
-          return attempt;
-        },
-      });
     }
   }
   const results = await runLanes(jobs, {

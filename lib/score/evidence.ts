@@ -100,7 +100,7 @@ export function evidenceOf(
   const bases = matrix.trees.filter((t) => t.kind === "base" && t.status === "ok");
   const evidence: Resolution["evidence"] = {};
   for (const agent of agents) {
-    const own = matrix.trees.find((t) => t.kind === "patch" && (t.agent ?? t.id) === agent);
+    const own = matrix.trees.find((t) => t.kind === "patch" && t.id === agent);
     const tests = matrix.tests.filter((t) => t.author === agent).map((test) => {
       const row = matrix.cells[test.id] ?? {};
       return {

@@ -17,14 +17,15 @@ import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import { describeEvent, type GuardEvent, type PytestRun, type TestEnv } from "../python/mod.ts";
-import type {
-  BoutAttempt,
-  Matrix,
-  Oracle,
-  Resolution,
-  RunSummary,
-  Task,
-  Verdict,
+import {
+  type BoutAttempt,
+  type Matrix,
+  nameOf,
+  type Oracle,
+  type Resolution,
+  type RunSummary,
+  type Task,
+  type Verdict,
 } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
@@ -233,7 +234,7 @@ export async function scoreTask(
       sanity: sanity.gates,
       patches: scored,
       evidence: inputs.matrix
-        ? evidenceOf(inputs.matrix, await gold, inputs.attempts.map((a) => a.attempt.agent))
+        ? evidenceOf(inputs.matrix, await gold, inputs.attempts.map((a) => nameOf(a.attempt)))
         : {},
       pick: { agent: pick, outcome: pick === null ? null : scored[pick]?.outcome ?? null },
       runs: log.sorted(),
@@ -314,27 +315,28 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
   const contestants = inputs.attempts.filter((a) => a.attempt.role === "contestant");
   await Promise.all(contestants.map(async ({ attempt, patches: texts }) => {
     // A patch's score is decided by the patch and by what decides every scored tree.
-    const unit = `patch:${attempt.agent}`;
+    const name = nameOf(attempt);
+    const unit = `patch:${name}`;
     const key = inputsKey({
       hidden: s.hidden,
       attempt: [attempt.status, attempt.files],
       patch: texts.full,
     });
-    const before = context.previous?.patches[attempt.agent];
+    const before = context.previous?.patches[name];
     if (before && s.reuse.unitStands(unit, key)) {
-      patches[attempt.agent] = before;
+      patches[name] = before;
       s.reuse.unit(unit, key);
       return;
     }
-    patches[attempt.agent] = await scorePatch(s, base, attempt, texts);
+    patches[name] = await scorePatch(s, base, attempt, texts);
     // A patch whose run bugbout could not trust is scored again next time.
-    if (!patches[attempt.agent].message?.startsWith(UNTRUSTED)) s.reuse.unit(unit, key);
+    if (!patches[name].message?.startsWith(UNTRUSTED)) s.reuse.unit(unit, key);
   }));
   // In the attempts' order, whatever order they finished in.
   return Object.fromEntries(
-    inputs.attempts.filter((a) => patches[a.attempt.agent]).map((a) => [
-      a.attempt.agent,
-      patches[a.attempt.agent],
+    inputs.attempts.filter((a) => patches[nameOf(a.attempt)]).map((a) => [
+      nameOf(a.attempt),
+      patches[nameOf(a.attempt)],
     ]),
   );
 }
@@ -354,12 +356,13 @@ async function scorePatch(
   const none = (message: string) => ({ ...noFix(inputs.oracle), ...named, message });
   if (attempt.status !== "patch") return none(`the attempt ended: ${attempt.status}`);
   if (!hasCandidate(attempt, s.paths)) return none("the patch changes no source file");
-  const tree = await hiddenTree(s, `p-${attempt.agent.replace(/[^\w.-]+/g, "_")}`, async (d) => {
+  const name = nameOf(attempt);
+  const tree = await hiddenTree(s, `p-${name.replace(/[^\w.-]+/g, "_")}`, async (d) => {
     const applied = await applySourceChanges(d, attempt, texts, s.paths, context.signal);
     return applied.ok ? undefined : applied.message;
   });
   if ("problem" in tree) return none(tree.problem);
-  const { suspect, ...score } = await scoreTree(s, tree.dir, attempt.agent, true);
+  const { suspect, ...score } = await scoreTree(s, tree.dir, name, true);
   const noticed = [
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
     ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),

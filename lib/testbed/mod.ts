@@ -90,6 +90,7 @@ export {
   type TaskStage,
 } from "./stage.ts";
 export {
+  attemptNames,
   attemptsFingerprint,
   hiddenTestFiles,
   sessionSettings,

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { readTextIfExists } from "../fs.ts";
 import type { Project } from "../project.ts";
 import { CONFIG_FILES, type PytestRules, pytestRules, type TestEnv } from "../python/mod.ts";
-import type { BoutAttempt, Task } from "../records.ts";
+import { attemptName, type BoutAttempt, nameOf, type Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { authorDirs, type AuthorTests, readAuthorTests } from "./authors.ts";
 import type { PathRules } from "./paths.ts";
@@ -52,21 +52,31 @@ export async function taskAuthors(
     signal?: AbortSignal;
   },
 ): Promise<AuthorTests[]> {
-  const dirs = authorDirs(project.agents.map((a) => a.name));
+  const dirs = authorDirs(attemptNames(project));
   const authors: AuthorTests[] = [];
   for (const { attempt, patches } of attempts) {
     if (attempt.status !== "patch") continue;
     authors.push(
       await readAuthorTests({
-        agent: attempt.agent,
+        agent: nameOf(attempt),
         role: attempt.role,
-        dir: dirs.get(attempt.agent)!,
+        dir: dirs.get(nameOf(attempt))!,
         patch: patches.tests,
         files: attempt.files,
       }, options),
     );
   }
   return authors;
+}
+
+/**
+ * Every attempt name a task can have, in configuration order: each configured agent's, then its
+ * repeats (`[run] repeats`; see `attemptName`).
+ */
+export function attemptNames(project: Project): string[] {
+  return project.agents.flatMap((agent) =>
+    Array.from({ length: project.config.run.repeats }, (_, i) => attemptName(agent.name, i + 1))
+  );
 }
 
 /** Where a task's package and a project's tests lie, for classifying paths. */

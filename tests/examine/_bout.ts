@@ -217,9 +217,14 @@ function edited(text: string, edit: Exclude<ScriptEdit, string | null>): string 
 }
 
 /** Perform a script on a fresh checkout of B, capture the patch and save the attempt. */
-export async function saveScripted(bout: Bout, script: Script, scratch: string): Promise<Attempt> {
+export async function saveScripted(
+  bout: Bout,
+  script: Script,
+  scratch: string,
+  repeat = 1,
+): Promise<Attempt> {
   const { project, task } = bout;
-  const dir = join(scratch, script.agent);
+  const dir = join(scratch, `${script.agent}-${repeat}`);
   const work = await checkout(project.repository, task.parent, join(dir, "work"), {
     home: project.home,
   });
@@ -248,7 +253,7 @@ export async function saveScripted(bout: Bout, script: Script, scratch: string):
     role: script.role,
     type: "command",
     vendor: script.vendor,
-    inputsKey: `scripted-${script.agent}`,
+    inputsKey: `scripted-${script.agent}${repeat > 1 ? `-${repeat}` : ""}`,
     status: files.length > 0 ? "patch" : "no-change",
     startedAt: "2025-01-01T00:00:00.000Z",
     durationMs: 1000,
@@ -256,6 +261,7 @@ export async function saveScripted(bout: Bout, script: Script, scratch: string):
     logTail: "",
     sandbox: "bubblewrap",
     files,
+    ...(repeat > 1 ? { repeat } : {}),
   };
   await saveAttempt(project.results, attempt, {
     source: contestant ? patch.sourcePatch : "",

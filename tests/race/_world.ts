@@ -70,6 +70,8 @@ export interface RunSettings {
   quotas?: Record<string, number>;
   /** `agent-processes`, `agent-memory` (MiB) and `agent-disk` (MiB). */
   limits?: { processes?: number; memory?: number; disk?: number };
+  /** `[run] repeats`. */
+  repeats?: number;
 }
 
 /** The text of a `bugbout.toml` over the world's repository with these agents. */
@@ -84,6 +86,7 @@ export function configText(world: RaceWorld, agents: AgentDef[], run: RunSetting
     'sandbox = "auto"',
     `timeout = ${run.timeout}`,
   ];
+  if (run.repeats) lines.push(`repeats = ${run.repeats}`);
   const limits = run.limits ?? {};
   if (limits.processes) lines.push(`agent-processes = ${limits.processes}`);
   if (limits.memory) lines.push(`agent-memory = ${limits.memory}`);
