@@ -21,7 +21,7 @@ import {
   runPytest,
   type TestPython,
 } from "../python/mod.ts";
-import { type Outcome, REPOSITORY, type RunStatus } from "../records.ts";
+import type { Outcome, RunStatus } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { AuthorTests } from "./authors.ts";
 import {
