@@ -59,6 +59,11 @@ export interface RaceOptions {
   onProgress?: (event: RaceProgress) => void;
   /** Called with each warning before the race starts (another copy of the project in sight). */
   onWarning?: (text: string) => void;
+  /**
+   * Only the attempts this accepts, by task and attempt name (`codex#2`): a shard's share of the
+   * race. The others are neither run nor counted.
+   */
+  only?: (task: Task, name: string) => boolean;
 }
 
 /** What the race did. */
@@ -178,6 +183,7 @@ export async function raceAll(
     for (const racer of racers) {
       for (let repeat = 1; repeat <= project.config.run.repeats; repeat++) {
         const name = attemptName(racer.agent.name, repeat);
+        if (options.only && !options.only(task, name)) continue;
         const key = attemptKey(task, racer, repeat);
         const saved = await loadAttempt(project.results, task.id, name);
         if (!needsRun(saved, key, options.retryFailed ?? false)) {
