@@ -5,7 +5,9 @@
  * in every argument (and in `env` values); without `{prompt}` or `{prompt_file}` the prompt goes
  * to standard input. `state-dirs` (with `~` meaning the user's home) become writable,
  * `sandboxed = false` runs the agent outside bugbout's sandbox, and `model-hosts` are the only
- * hosts its process may reach.
+ * hosts its process may reach. A command that knows what it spent says so by writing
+ * `{logdir}/usage.json`: `{"cost_usd": 0.42, "tokens": {"input": 1200, "output": 300}}` (either
+ * part may be left out), which `[run.budget]` and the report count.
  *
  * @module
  */
@@ -33,6 +35,38 @@ const options = z.strictObject({
 
 /** The `command` adapter's options. */
 export type CommandOptions = z.infer<typeof options>;
+
+const usageFile = z.object({
+  cost_usd: z.number().nonnegative().optional(),
+  tokens: z.object({
+    input: z.number().nonnegative().optional(),
+    output: z.number().nonnegative().optional(),
+    total: z.number().nonnegative().optional(),
+  }).optional(),
+});
+
+/** What the command said it spent in `usage.json` of its log directory (nothing if it did not). */
+function usageOf(logdir: string): Pick<AgentReport, "costUsd" | "tokens"> {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${logdir}/usage.json`);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return {};
+    throw error;
+  }
+  let parsed;
+  try {
+    parsed = usageFile.safeParse(JSON.parse(text));
+  } catch (error) {
+    if (error instanceof SyntaxError) return {};
+    throw error;
+  }
+  if (!parsed.success) return {};
+  return {
+    ...(parsed.data.cost_usd !== undefined ? { costUsd: parsed.data.cost_usd } : {}),
+    ...(parsed.data.tokens ? { tokens: parsed.data.tokens } : {}),
+  };
+}
 
 /** How much of the output tail stands in for a closing summary. */
 const SUMMARY_CHARS = 2000;
@@ -87,7 +121,7 @@ class Command extends AgentBase<CommandOptions & { executable?: string }> implem
   parse(output: RunOutput): AgentReport {
     const end = tail(`${output.stdout}\n${output.stderr}`, SUMMARY_CHARS);
     const quota = matchesAny([end], COMMON_QUOTA);
-    const report: AgentReport = { quota };
+    const report: AgentReport = { quota, ...usageOf(output.logdir) };
     const summary = tail(output.stdout, SUMMARY_CHARS);
     if (summary) report.summary = summary;
     if (output.exitCode !== 0) {

@@ -62,6 +62,24 @@ const tasksSchema = z.strictObject({
     .default(2),
 });
 
+/** What an agent may spend in all (`[run.budget]`): dollars, tokens, or both. */
+export interface Budget {
+  usd?: number;
+  tokens?: number;
+}
+
+const BUDGET_PATTERN =
+  /^\s*(?:\$\s*(\d+(?:\.\d+)?)|(\d+(?:\.\d+)?)\s*(?:usd|\$)|(\d+(?:\.\d+)?)\s*([km]?)\s*tokens?)\s*$/i;
+
+/** `"5 USD"`, `"$5"`, `"2000000 tokens"`, `"2M tokens"` → a budget. */
+export function parseBudget(text: string): Budget {
+  const m = text.match(BUDGET_PATTERN);
+  if (!m) throw new ConfigError(`Not a budget: "${text}" (write "5 USD" or "2000000 tokens").`);
+  if (m[1] ?? m[2]) return { usd: Number(m[1] ?? m[2]) };
+  const scale = { "": 1, k: 1e3, m: 1e6 }[m[4].toLowerCase() as "" | "k" | "m"];
+  return { tokens: Number(m[3]) * scale };
+}
+
 const runSchema = z.strictObject({
   sandbox: z.enum(SANDBOXES).default("auto"),
   timeout: z.number().positive().default(1800),
@@ -74,6 +92,10 @@ const runSchema = z.strictObject({
   "agent-memory": z.int().min(256, "must be at least 256 (MiB)").default(8192),
   "agent-disk": z.int().min(16, "must be at least 16 (MiB)").default(10240),
   repeats: z.int().min(1, "must be at least 1").max(100, "must be at most 100").default(1),
+  budget: z.record(
+    z.string(),
+    z.string().regex(BUDGET_PATTERN, 'must read like "5 USD", "$5" or "2000000 tokens"'),
+  ).default({}),
 });
 
 const judgeSchema = z.strictObject({
@@ -160,6 +182,8 @@ export interface Config {
     agentDisk: number;
     /** Attempts per agent and task. */
     repeats: number;
+    /** What each agent may spend in all, by agent name: dollars or tokens. */
+    budget: Record<string, Budget>;
   };
   /** `[judge]`. */
   judge: { policy: Policy; runSuite: boolean };
@@ -425,6 +449,19 @@ export async function parseConfig(
     }
     seen.set(agent.name, agent);
   }
+  for (const name of Object.keys(f.run.budget)) {
+    if (!seen.has(name)) {
+      const hint = closest(name, [...seen.keys()]);
+      throw new ConfigError(
+        `${label}: [run.budget] names "${name}", which is no agent of the bout.`,
+        {
+          hint: hint
+            ? `Did you mean "${hint}"?`
+            : `Agents: ${[...seen.keys()].join(", ") || "none"}.`,
+        },
+      );
+    }
+  }
   const config: Config = {
     file: absolute,
     root,
@@ -459,6 +496,9 @@ export async function parseConfig(
       agentMemory: f.run["agent-memory"],
       agentDisk: f.run["agent-disk"],
       repeats: f.run.repeats,
+      budget: Object.fromEntries(
+        Object.entries(f.run.budget).map(([name, text]) => [name, parseBudget(text)]),
+      ),
     },
     judge: { policy: f.judge.policy, runSuite: f.judge["run-suite"] },
     contestants: agents.filter((a) => a.role === "contestant"),

@@ -190,6 +190,7 @@ export const ATTEMPT_STATUSES = [
   "disk-full",
   "quota",
   "infra-error",
+  "budget",
 ] as const;
 /** How an attempt ended. */
 export type AttemptStatus = typeof ATTEMPT_STATUSES[number];

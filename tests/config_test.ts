@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { guessVendor, parseConfig } from "../lib/config.ts";
+import { guessVendor, parseBudget, parseConfig } from "../lib/config.ts";
 import { ConfigError } from "../lib/errors.ts";
 
 async function withRepo(fn: (dir: string) => Promise<void>) {
@@ -242,5 +242,33 @@ Deno.test("parseConfig reads the agents' limits, with defaults, and explains a b
         return true;
       });
     }
+  });
+});
+
+Deno.test("[run] repeats and [run.budget] parse, and say what is wrong with them", async () => {
+  await withRepo(async (dir) => {
+    const agent = '\n[[contestants]]\nagent = "command"\nname = "cmd"\ncommand = ["true"]\n';
+    const config = await parseConfig(
+      minimal + '\n[run]\nrepeats = 3\n\n[run.budget]\ncmd = "$2.50"\n' + agent,
+      join(dir, "bugbout.toml"),
+    );
+    deepEqual([config.run.repeats, config.run.budget], [3, { cmd: { usd: 2.5 } }]);
+    deepEqual(
+      ["5 USD", "$5", "2M tokens", "1500 tokens", "20k tokens"].map(parseBudget),
+      [{ usd: 5 }, { usd: 5 }, { tokens: 2_000_000 }, { tokens: 1500 }, { tokens: 20_000 }],
+    );
+    await rejects(
+      parseConfig(minimal + '\n[run.budget]\ncmd = "lots"\n' + agent, join(dir, "bugbout.toml")),
+      /must read like "5 USD"/,
+    );
+    await rejects(
+      parseConfig(minimal + '\n[run.budget]\ncdm = "5 USD"\n' + agent, join(dir, "bugbout.toml")),
+      (e: Error & { hint?: string }) =>
+        /names "cdm", which is no agent/.test(e.message) && /"cmd"/.test(e.hint ?? ""),
+    );
+    await rejects(
+      parseConfig(minimal + agent.replace('"cmd"', '"cmd#2"'), join(dir, "bugbout.toml")),
+      /ends like a repeat's/,
+    );
   });
 });

@@ -382,17 +382,14 @@ async function parseOutput(
   }
 }
 
-/** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
-export async function runAttempt(
+/** What every attempt record says of its task, agent and inputs. */
+function attemptBase(
   task: Task,
   agent: CodingAgent,
   context: AttemptContext,
-): Promise<Attempt> {
-  const { project, signal } = context;
-  const started = performance.now();
+): Omit<Attempt, "status" | "durationMs" | "exitCode" | "logTail" | "files"> {
   const repeat = context.repeat ?? 1;
-  const dirs = attemptDirs(project, task, attemptName(agent.name, repeat));
-  const base: Omit<Attempt, "status" | "durationMs" | "exitCode" | "logTail" | "files"> = {
+  return {
     version: RESULTS_VERSION,
     kind: "attempt",
     task: task.id,
@@ -406,6 +403,38 @@ export async function runAttempt(
     sandbox: context.sandbox.kind,
     ...(repeat > 1 ? { repeat } : {}),
   };
+}
+
+/** Save an attempt that was never started (its agent's budget was spent), saying why. */
+export async function saveUnstarted(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+  why: string,
+): Promise<Attempt> {
+  const attempt: Attempt = {
+    ...attemptBase(task, agent, context),
+    status: "budget",
+    durationMs: 0,
+    exitCode: null,
+    error: why,
+    logTail: "",
+    files: [],
+  };
+  await saveAttempt(context.project.results, attempt, { source: "", tests: "", full: "" });
+  return attempt;
+}
+
+/** Run one agent on one task and save the attempt. Throws InterruptedError on abort (nothing saved). */
+export async function runAttempt(
+  task: Task,
+  agent: CodingAgent,
+  context: AttemptContext,
+): Promise<Attempt> {
+  const { project, signal } = context;
+  const started = performance.now();
+  const dirs = attemptDirs(project, task, attemptName(agent.name, context.repeat));
+  const base = attemptBase(task, agent, context);
   // Auth copies and working copies never outlive the attempt; the agent's own logs stay. They
   // go before the record is saved, so a saved attempt is one that left nothing behind.
   const cleanUp = async () => {

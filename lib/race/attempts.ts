@@ -79,6 +79,19 @@ export async function loadTaskAttempts(
   return found;
 }
 
+/** Every attempt saved for every task. */
+export async function loadAllAttempts(results: ResultsDir): Promise<Attempt[]> {
+  const found: Attempt[] = [];
+  try {
+    for await (const entry of Deno.readDir(results.file("attempts"))) {
+      if (entry.isDirectory) found.push(...(await loadTaskAttempts(results, entry.name)).values());
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return found;
+}
+
 /** Statuses `--retry-failed` runs again. */
 export const RETRYABLE: readonly Attempt["status"][] = ["quota", "infra-error"];
 
@@ -90,5 +103,7 @@ export function needsRun(
 ): boolean {
   if (!saved) return true;
   if (saved.inputsKey !== inputsKey) return true;
+  // Never started for want of budget: run when the budget allows (the race checks it again).
+  if (saved.status === "budget") return true;
   return retryFailed && RETRYABLE.includes(saved.status);
 }

@@ -20,8 +20,15 @@ import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { attemptNames } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
-import { loadAttempt, loadPatches, loadTaskAttempts, needsRun } from "./attempts.ts";
-import { runAttempt, sweepAttempts } from "./attempt.ts";
+import {
+  loadAllAttempts,
+  loadAttempt,
+  loadPatches,
+  loadTaskAttempts,
+  needsRun,
+} from "./attempts.ts";
+import { runAttempt, saveUnstarted, sweepAttempts } from "./attempt.ts";
+import { Spending } from "./budget.ts";
 import { runLanes } from "./lanes.ts";
 
 export { loadTaskAttempts } from "./attempts.ts";
@@ -172,6 +179,9 @@ export async function raceAll(
   };
   const oracles = (await readOracles(project)).oracles;
   const racers = options.racers ?? racersFromConfig(project);
+  // What every agent spent in earlier runs counts against its budget.
+  const spending = new Spending(project.config.run.budget);
+  for (const attempt of await loadAllAttempts(project.results)) spending.add(attempt);
   await sweepAttempts(project);
   for (const warning of await clonesInSight(project, racers, options)) {
     summary.warnings.push(warning);
@@ -194,8 +204,7 @@ export async function raceAll(
         jobs.push({
           quota: racer.agent.quota,
           run: async () => {
-            options.onProgress?.({ kind: "start", task: task.id, agent: name, at: Date.now() });
-            const attempt = await runAttempt(task, racer.agent, {
+            const context = {
               project,
               sandbox: options.sandbox,
               env: options.env,
@@ -203,7 +212,16 @@ export async function raceAll(
               inputsKey: key,
               repeat,
               signal: options.signal,
-            });
+            };
+            const spent = spending.spent(racer.agent.name);
+            if (spent) {
+              const attempt = await saveUnstarted(task, racer.agent, context, spent);
+              options.onProgress?.({ kind: "skip", task: task.id, agent: name, status: "budget" });
+              return attempt;
+            }
+            options.onProgress?.({ kind: "start", task: task.id, agent: name, at: Date.now() });
+            const attempt = await runAttempt(task, racer.agent, context);
+            spending.add(attempt);
             options.onProgress?.({
               kind: "end",
               task: task.id,
@@ -221,8 +239,11 @@ export async function raceAll(
     limits: project.config.run.quotas,
     signal: options.signal,
   });
+  let unstarted = 0;
   for (const result of results) {
-    if (result?.status === "done") {
+    if (result?.status === "done" && result.value.status === "budget") {
+      unstarted++;
+    } else if (result?.status === "done") {
       summary.ran++;
       summary.byStatus[result.value.status] = (summary.byStatus[result.value.status] ?? 0) + 1;
     } else if (result?.status === "failed" && !(result.error instanceof InterruptedError)) {
@@ -232,6 +253,7 @@ export async function raceAll(
   if (options.signal?.aborted) throw new InterruptedError();
   const statuses = Object.entries(summary.byStatus).flatMap(([k, n]) => Array(n).fill(k));
   summary.summary = `${summary.ran} attempt(s) ran, ${summary.skipped} already done` +
-    (summary.ran ? `: ${tally(statuses)}` : "");
+    (summary.ran ? `: ${tally(statuses)}` : "") +
+    (unstarted ? `; ${unstarted} not started: their agents' budgets are spent` : "");
   return summary;
 }

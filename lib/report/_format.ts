@@ -43,6 +43,7 @@ export const STATUS_LABELS: Record<AttemptStatus, string> = {
   "disk-full": "disk full",
   quota: "quota",
   "infra-error": "infra error",
+  budget: "budget spent",
 };
 
 /** Status headings for the terminal's narrow tables (an agent's name and nine statuses fit). */
@@ -56,6 +57,7 @@ export const STATUS_SHORT: Record<AttemptStatus, string> = {
   "disk-full": "disk",
   quota: "quota",
   "infra-error": "infra",
+  budget: "budget",
 };
 
 /** Evidence roles, for people. */

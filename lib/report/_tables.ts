@@ -117,7 +117,13 @@ function withShare(voice: Voice, count: string, share: string): string {
 }
 
 /** Outcomes and ways of ending that most bouts never see: a column only when some agent has one. */
-const RARE = new Set<string>(["tampered", "out-of-memory", "too-many-processes", "disk-full"]);
+const RARE = new Set<string>([
+  "tampered",
+  "out-of-memory",
+  "too-many-processes",
+  "disk-full",
+  "budget",
+]);
 
 function shown(value: string, counts: readonly number[]): boolean {
   return !RARE.has(value) || counts.some((n) => n > 0);
