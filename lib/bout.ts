@@ -158,7 +158,14 @@ export class Bout {
     const mined = mining.file;
     const selected = this.#select(mined, options.tasks);
     const sandbox = await this.#sandboxFor();
-    const env = await testEnvFor(project, signal);
+    // Building the environment the first time can take minutes: say so when it is not quick.
+    const building = setTimeout(() =>
+      emit({
+        kind: "note",
+        text: "Building the test environment (uv installs the project and its test " +
+          "dependencies once; later runs reuse it)...",
+      }), 2000);
+    const env = await testEnvFor(project, signal).finally(() => clearTimeout(building));
     const shared = { signal, sandbox, env };
     await stage("oracle", async () => {
       const result = await oracleAll(project, selected, {
