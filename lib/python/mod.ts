@@ -37,6 +37,7 @@ export {
   testPathspecs,
 } from "./pytest_rules.ts";
 export {
+  HARNESS_KEY,
   pytestFlags,
   type PytestOptions,
   runPytest,

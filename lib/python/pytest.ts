@@ -17,9 +17,17 @@ import { dirname, join } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { readDirIfExists, readTextIfExists, removeIfExists } from "../fs.ts";
+import { inputsKey } from "../hash.ts";
 import { GUARD_FILE, GUARD_SOURCE } from "./_guard.ts";
 import { readChannel } from "./channel.ts";
 import { classifyRun, type PytestRun } from "./classify.ts";
+
+
+/**
+ * What identifies the harness sessions run under (the guard's source): part of every saved
+ * result's key, so a result made under another guard is made again.
+ */
+export const HARNESS_KEY: string = inputsKey(GUARD_SOURCE);
 
 /** The most of a results channel kept on disk (60,000 tests take about 15 MB). */
 const CHANNEL_CAP = 512 * 1024 * 1024;

@@ -18,7 +18,7 @@ import { removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import type { Project } from "../project.ts";
-import { type TestEnv, testEnvFor } from "../python/mod.ts";
+import { HARNESS_KEY, type TestEnv, testEnvFor } from "../python/mod.ts";
 import type { RunSummary, Task } from "../records.ts";
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
@@ -60,6 +60,7 @@ export function sessionInputs(project: Project, env: TestEnv) {
   const c = project.config;
   return {
     env: env.key,
+    harness: HARNESS_KEY,
     pytestArgs: c.project.pytestArgs,
     testEnv: c.project.env,
     reruns: c.tasks.reruns,
