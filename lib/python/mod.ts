@@ -1,7 +1,8 @@
 /**
  * Python and pytest, behind one door: the test environment (a uv virtual environment per project),
- * pytest sessions in the sandbox read from JUnit XML, repeated runs, pytest's discovery rules as a
- * project configures them, and the comparison of two versions of a test module.
+ * pytest sessions in the sandbox under the guard (its authenticated results channel, audit hook and
+ * one process per group of tests), repeated runs, pytest's discovery rules as a project configures
+ * them, and the comparison of two versions of a test module.
  *
  * Everything above this floor (the testbed and the stages) imports from here, never from the
  * files beside it.

@@ -2,8 +2,8 @@
  * A patch's outcome against the maintainers' tests, from one run of them. A fail-to-pass test
  * counts only when it **passed**: skipped, xfailed, not run, failed and error all count as not
  * passing, so an `xfail(run=False)` or a skip cannot pass for a fix. A pass-to-pass test must pass
- * too. Outcomes come from the run's JUnit XML (checked against its exit code by the runner), never
- * from anything the code printed.
+ * too. Outcomes come from the guard's authenticated results channel (checked against the exit
+ * code by the runner), never from anything the code printed.
  *
  * Pure; no permissions needed.
  *

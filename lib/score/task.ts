@@ -409,7 +409,7 @@ async function replayAuthors(s: Scoring, base: string) {
 
 /**
  * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust
- * (no JUnit XML, or one contradicting the exit code) is tried once more; if it fails again, a
+ * (its guard's channel missing, cut short or contradicting the exit code) is tried once more; if it fails again, a
  * candidate's patch is what broke the run (it is scored on no passing test, and says why), while
  * for the empty or gold patch — or when the sandbox itself could not start — it is an
  * infrastructure failure of the whole task.

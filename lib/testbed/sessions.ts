@@ -53,7 +53,7 @@ export interface SessionSettings {
   memoryMb?: number;
   /** Host paths the tests must not read. */
   deny: readonly string[];
-  /** Where sessions keep their JUnit XML. */
+  /** Where sessions keep their run directories (the guard, its results channel). */
   scratch: string;
   /** Bounds how many sessions run at once. */
   slots: Slots;
