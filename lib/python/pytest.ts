@@ -22,7 +22,6 @@ import { GUARD_FILE, GUARD_SOURCE } from "./_guard.ts";
 import { readChannel } from "./channel.ts";
 import { classifyRun, type PytestRun } from "./classify.ts";
 
-
 /**
  * What identifies the harness sessions run under (the guard's source): part of every saved
  * result's key, so a result made under another guard is made again.
