@@ -114,7 +114,30 @@ const fileSchema = z.strictObject({
   examiners: z.array(agentTable).default([]),
 });
 
-const COMMON_AGENT_KEYS = ["agent", "model", "name", "vendor", "quota"] as const;
+const COMMON_AGENT_KEYS = ["agent", "model", "name", "vendor", "quota", "cutoff"] as const;
+
+/**
+ * `cutoff`: a model's training cutoff, a month or a day (a TOML date is taken as its day). The
+ * report splits the agent's figures at it.
+ */
+const cutoffSchema = z.unknown().transform((value, ctx) => {
+  const text = value instanceof Date
+    ? value.toISOString().slice(0, 10)
+    : typeof value === "string"
+    ? value
+    : "";
+  const m = text.match(/^(\d{4})-(\d{2})(?:-(\d{2}))?$/);
+  const [year, month, day] = [Number(m?.[1]), Number(m?.[2]), Number(m?.[3] ?? 1)];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (!m || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a month or a day such as "2025-06" or "2025-06-30"`,
+    });
+    return z.NEVER;
+  }
+  return text;
+});
 
 /**
  * One contestant or examiner: from `bugbout.toml`, with the adapter that makes it, or given in
@@ -125,6 +148,8 @@ export type AgentEntry =
   & {
     /** `contestant` or `examiner`. */
     role: "contestant" | "examiner";
+    /** The model's training cutoff, `YYYY-MM` or `YYYY-MM-DD`: the report splits at it. */
+    cutoff?: string;
     /** For examiners: what kind of tests to write. */
     assignment?: typeof ASSIGNMENTS[number];
   }
@@ -302,6 +327,7 @@ async function agentEntry(
     name: z.string().min(1).regex(/^[^\s]+$/, "must not contain spaces").optional(),
     vendor: z.string().min(1).optional(),
     quota: z.string().min(1).optional(),
+    cutoff: cutoffSchema.optional(),
     ...(role === "examiner" ? { assignment: z.enum(ASSIGNMENTS).default("reproduce") } : {}),
   });
   const commonKeys: string[] = [
@@ -371,6 +397,7 @@ async function agentEntry(
     adapter,
     role,
     assignment: role === "examiner" ? c.assignment ?? "reproduce" : undefined,
+    ...(c.cutoff ? { cutoff: c.cutoff } : {}),
   };
 }
 

@@ -272,3 +272,23 @@ Deno.test("[run] repeats and [run.budget] parse, and say what is wrong with them
     );
   });
 });
+
+Deno.test("[[contestants]] cutoff takes a month or a day, and says what is wrong with another", async () => {
+  await withRepo(async (dir) => {
+    const file = join(dir, "bugbout.toml");
+    const agent = (cutoff: string) =>
+      minimal + `\n[[contestants]]\nagent = "codex"\n${cutoff ? `cutoff = ${cutoff}\n` : ""}`;
+    for (const [value, want] of [[`"2025-06"`, "2025-06"], [`"2024-02-29"`, "2024-02-29"]]) {
+      equal((await parseConfig(agent(value), file)).contestants[0].cutoff, want);
+    }
+    // An unquoted TOML date is its day.
+    equal((await parseConfig(agent("2025-06-30"), file)).contestants[0].cutoff, "2025-06-30");
+    equal((await parseConfig(agent(""), file)).contestants[0].cutoff, undefined);
+    for (const bad of [`"2025-13"`, `"2025-02-30"`, `"June 2025"`, `5`]) {
+      await rejects(
+        parseConfig(agent(bad), file),
+        /\[\[contestants\]\] entry 1 cutoff: must be a month or a day such as "2025-06" or "2025-06-30" \(found/,
+      );
+    }
+  });
+});
