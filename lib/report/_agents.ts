@@ -1,19 +1,39 @@
 /**
- * The "Agents" and "Are the differences real?" sections.
+ * The "Agents" and "Are the differences real?" sections. An agent's figures gather all of its
+ * attempts (`codex`, `codex#2`, ... under `[run] repeats`): with one attempt per task they are
+ * counts of tasks with Wilson intervals and McNemar tests; with repeats, per-task shares of
+ * resolved attempts with intervals that take the task as the unit, pass@k and pass^k, and
+ * sign-flip tests.
  *
  * @module
  */
 
-import { type Attempt, ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
+import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES, tokensOf } from "../records.ts";
 import { median, pairedComparison, wilson } from "./stats.ts";
-import type { AgentRow, ComparisonRow } from "./types.ts";
 import {
-  attempted,
-  attemptOf,
+  compareRates,
+  meanOverTasks,
+  meanRateInterval,
+  passAtK,
+  passHatK,
+} from "./stats_repeats.ts";
+import {
+  type AgentFigures,
+  type AgentRow,
+  type ComparisonRow,
+  type CutoffGroup,
+  type CutoffSplit,
+  type ResolveRate,
+  TOO_FEW_TASKS,
+} from "./types.ts";
+import {
+  attemptCounts,
+  attemptsOf,
   type Context,
+  countedNames,
   outcomeOf,
   type ReportAgent,
-  resolvedMap,
+  resolveShares,
 } from "./_context.ts";
 
 /** Every contestant against the ground truth, in configuration order. */
@@ -21,30 +41,71 @@ export function agentRows(ctx: Context): AgentRow[] {
   return ctx.contestants.map((agent) => agentRow(ctx, agent));
 }
 
-function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
-  const outcomes = Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, 0])) as AgentRow[
+/**
+ * An agent's figures over some scored tasks: outcomes of every attempt that counts, the resolve
+ * rate with its interval, and with repeats pass@K and pass^K.
+ */
+export function agentFigures(
+  ctx: Context,
+  agent: string,
+  tasks: readonly string[] = ctx.scored,
+): AgentFigures {
+  const outcomes = Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, 0])) as AgentFigures[
     "outcomes"
   ];
+  for (const task of tasks) {
+    for (const name of countedNames(ctx, task, agent)) outcomes[outcomeOf(ctx, task, name)]++;
+  }
+  const counts = Object.values(attemptCounts(ctx, agent, tasks));
+  const scoredAttempts = counts.reduce((sum, t) => sum + t.n, 0);
+  const resolved = counts.reduce((sum, t) => sum + t.c, 0);
+  const k = ctx.repeats;
+  let resolveRate: ResolveRate;
+  if (k === 1) {
+    resolveRate = {
+      ...wilson(resolved, counts.length),
+      method: "wilson",
+      tasks: counts.length,
+      se: null,
+      resamples: null,
+      seed: null,
+    };
+  } else {
+    const mean = meanRateInterval(counts.map((t) => t.c / t.n));
+    resolveRate = { k: resolved, n: scoredAttempts, tasks: counts.length, ...mean };
+  }
+  return {
+    tasks: counts.length,
+    scoredAttempts,
+    outcomes,
+    resolveRate,
+    passAtK: k > 1 ? meanOverTasks(counts, k, passAtK) : null,
+    passHatK: k > 1 ? meanOverTasks(counts, k, passHatK) : null,
+  };
+}
+
+function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
+  const figures = agentFigures(ctx, agent.name);
   let scoredCost = 0, scoredCostSeen = false, scoredDuration = 0;
   for (const task of ctx.scored) {
-    if (!attempted(ctx, task, agent.name)) continue;
-    outcomes[outcomeOf(ctx, task, agent.name)]++;
-    const attempt = attemptOf(ctx, task, agent.name)!;
-    scoredDuration += attempt.durationMs;
-    if (attempt.costUsd !== undefined) {
-      scoredCost += attempt.costUsd;
-      scoredCostSeen = true;
+    for (const { attempt } of attemptsOf(ctx, task, agent.name)) {
+      if (attempt.status === "infra-error") continue;
+      scoredDuration += attempt.durationMs;
+      if (attempt.costUsd !== undefined) {
+        scoredCost += attempt.costUsd;
+        scoredCostSeen = true;
+      }
     }
   }
-  const tasks = RESOLUTION_OUTCOMES.reduce((sum, o) => sum + outcomes[o], 0);
-  const resolved = outcomes.resolved;
+  const resolved = figures.outcomes.resolved;
 
-  const all = ctx.taskIds.map((task) => attemptOf(ctx, task, agent.name))
-    .filter((a): a is Attempt => a !== undefined);
+  const all = ctx.taskIds.flatMap((task) =>
+    attemptsOf(ctx, task, agent.name).map(({ attempt }) => attempt)
+  );
   const statuses = Object.fromEntries(ATTEMPT_STATUSES.map((s) => [s, 0])) as AgentRow["statuses"];
   for (const attempt of all) statuses[attempt.status]++;
   const ran = all.filter((a) => a.status !== "infra-error");
-  const tokens = ran.map(tokensOf).filter((t): t is number => t !== null);
+  const tokens = ran.map(tokensOf).filter((t) => t !== undefined);
   const costs = ran.map((a) => a.costUsd).filter((c): c is number => c !== undefined);
 
   return {
@@ -52,9 +113,8 @@ function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
     type: agent.type,
     model: agent.model ?? null,
     vendor: agent.vendor,
-    tasks,
-    outcomes,
-    resolveRate: wilson(resolved, tasks),
+    ...figures,
+    cutoff: cutoffSplit(ctx, agent),
     attempts: all.length,
     statuses,
     medianDurationMs: median(ran.map((a) => a.durationMs)),
@@ -71,28 +131,86 @@ function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
   };
 }
 
-/** An attempt's tokens: the reported total, else input + output; null when neither is known. */
-export function tokensOf(attempt: Attempt): number | null {
-  const t = attempt.tokens;
-  if (!t) return null;
-  if (t.total !== undefined) return t.total;
-  if (t.input === undefined && t.output === undefined) return null;
-  return (t.input ?? 0) + (t.output ?? 0);
+const CUTOFF = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
+
+/**
+ * The first instant after a training cutoff, in UTC: `2025-06` → 2025-07-01T00:00Z (the whole
+ * month counts as before it), `2025-06-30` → 2025-07-01T00:00Z. Throws a `RangeError` for
+ * anything but a real month or day.
+ */
+export function cutoffBoundary(cutoff: string): Date {
+  const m = cutoff.match(CUTOFF);
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), m[3] ? Number(m[3]) : null] : [];
+  const valid = m !== null && month! >= 1 && month! <= 12 &&
+    (day === null ||
+      (day! >= 1 && new Date(Date.UTC(year!, month! - 1, day!)).getUTCMonth() === month! - 1));
+  if (!valid) {
+    throw new RangeError(
+      `Cannot read the cutoff "${cutoff}": write a month or a day, such as "2025-06" or "2025-06-30"`,
+    );
+  }
+  return day === null
+    ? new Date(Date.UTC(year!, month!, 1))
+    : new Date(Date.UTC(year!, month! - 1, day! + 1));
 }
 
-/** Every two contestants compared on the scored tasks both attempted, in configuration order. */
+/**
+ * An agent's figures split by the date of each scored task's fix: up to its cutoff (the model may
+ * have seen the fix) and after it (fresh). Null for an agent without a cutoff.
+ */
+export function cutoffSplit(ctx: Context, agent: ReportAgent): CutoffSplit | null {
+  if (!agent.cutoff) return null;
+  const boundary = cutoffBoundary(agent.cutoff).getTime();
+  const dates = new Map(ctx.input.tasks.tasks.map((t) => [t.id, Date.parse(t.date)]));
+  const before: string[] = [], after: string[] = [];
+  let undated = 0;
+  for (const task of ctx.scored) {
+    const date = dates.get(task)!;
+    if (Number.isNaN(date)) undated++;
+    else (date < boundary ? before : after).push(task);
+  }
+  const group = (tasks: string[]): CutoffGroup => {
+    const figures = agentFigures(ctx, agent.name, tasks);
+    return { ...figures, tooSmall: figures.tasks < TOO_FEW_TASKS };
+  };
+  return {
+    cutoff: agent.cutoff,
+    boundary: new Date(boundary).toISOString(),
+    before: group(before),
+    after: group(after),
+    undated,
+  };
+}
+
+/**
+ * Every two contestants compared on the scored tasks both attempted, in configuration order: the
+ * exact McNemar test with one attempt per task, the sign-flip test of per-task shares of resolved
+ * attempts with repeats.
+ */
 export function comparisons(ctx: Context): ComparisonRow[] {
   const results = ctx.contestants.map((a) => ({
     name: a.name,
-    resolved: resolvedMap(ctx, a.name),
+    rates: resolveShares(ctx, a.name),
   }));
   const rows: ComparisonRow[] = [];
   for (let i = 0; i < results.length; i++) {
     for (let j = i + 1; j < results.length; j++) {
-      rows.push(pairedComparison(results[i], results[j]));
+      const [a, b] = [results[i], results[j]];
+      rows.push(
+        ctx.repeats === 1
+          ? pairedComparison(
+            { name: a.name, resolved: booleans(a.rates) },
+            { name: b.name, resolved: booleans(b.rates) },
+          )
+          : compareRates(a, b),
+      );
     }
   }
   return rows;
+}
+
+function booleans(rates: Readonly<Record<string, number>>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(rates).map(([task, rate]) => [task, rate === 1]));
 }
 
 function sum(values: readonly number[]): number {

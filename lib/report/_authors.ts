@@ -6,10 +6,10 @@
  */
 
 import { agentEvidence } from "../testbed/mod.ts";
-import { type Matrix, type Outcome, REPOSITORY } from "../records.ts";
+import { agentOfName, type Matrix, type Outcome, REPOSITORY } from "../records.ts";
 import { separation, type SeparationSample } from "./stats.ts";
 import type { EvidenceRow, SeparationRow } from "./types.ts";
-import { type Context, outcomeOf } from "./_context.ts";
+import { attemptNamesOf, type Context, outcomeOf } from "./_context.ts";
 
 /** The ids of a matrix's runs of the unfixed tree. */
 export function baseTrees(matrix: Matrix): string[] {
@@ -47,16 +47,17 @@ export function reproduces(matrix: Matrix, test: string): boolean {
  * separate resolved patches from wrong ones over the scored tasks. An agent's tests that count on
  * a task are its reproductions (stable, failing on every run of B), judged on every other agent's
  * patch; the repository's are its stable tests that pass on every run of B, judged on every patch.
- * A patch passes an author when all of those tests pass on it.
+ * A patch passes an author when all of those tests pass on it. An agent's repeats are one author:
+ * the tests of all its attempts count as its own, and are never judged on its own patches.
  */
 export function separationRows(ctx: Context): SeparationRow[] {
   const samples: SeparationSample[] = [];
   for (const task of ctx.scored) {
     const matrix = ctx.matrices.get(task);
     if (!matrix) continue;
+    // A patch tree is named after its attempt (`codex#2`), and its agent is `codex`.
     const patches = matrix.trees.filter((t) =>
-      t.kind === "patch" && t.agent !== undefined &&
-      ctx.input.resolutions[task].patches[t.agent] !== undefined
+      t.kind === "patch" && ctx.input.resolutions[task].patches[t.id] !== undefined
     );
     const authors = [...new Set(matrix.tests.map((t) => t.author))];
     for (const author of authors) {
@@ -67,10 +68,10 @@ export function separationRows(ctx: Context): SeparationRow[] {
           : reproduces(matrix, t.id))
       );
       for (const tree of patches) {
-        if (tree.agent === author) continue;
+        if (agentOfName(tree.agent ?? tree.id) === agentOfName(author)) continue;
         samples.push({
-          author,
-          resolved: outcomeOf(ctx, task, tree.agent!) === "resolved",
+          author: agentOfName(author),
+          resolved: outcomeOf(ctx, task, tree.id) === "resolved",
           outcomes: counted.map((t) => matrix.cells[t.id]?.[tree.id] ?? "not-run"),
         });
       }
@@ -90,14 +91,16 @@ export function separationRows(ctx: Context): SeparationRow[] {
 
 /**
  * Per agent (contestants, then examiners), the evidence roles of the tests it wrote on scored
- * tasks and its evidence-inadequate closure rate.
+ * tasks, over all of its attempts, and its evidence-inadequate closure rate.
  */
 export function evidenceRows(ctx: Context): EvidenceRow[] {
   return [...ctx.contestants, ...ctx.examiners].map((agent) => {
-    const attempts = ctx.scored.flatMap((task) => {
-      const entry = ctx.input.resolutions[task].evidence[agent.name];
-      return entry ? [entry] : [];
-    });
+    const attempts = ctx.scored.flatMap((task) =>
+      attemptNamesOf(ctx, agent.name).flatMap((name) => {
+        const entry = ctx.input.resolutions[task].evidence[name];
+        return entry ? [entry] : [];
+      })
+    );
     return { agent: agent.name, role: agent.role, ...agentEvidence(attempts) };
   });
 }

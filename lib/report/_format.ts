@@ -5,10 +5,16 @@
  * @module
  */
 
-import type { AttemptStatus, ResolutionOutcome } from "../records.ts";
+import { agentOfName, type AttemptStatus, type ResolutionOutcome } from "../records.ts";
 import type { EvidenceRole } from "../testbed/mod.ts";
 import { formatP } from "./stats.ts";
-import { type Report, SANDBOX_MODES, type SectionId } from "./types.ts";
+import {
+  type Report,
+  SANDBOX_MODES,
+  type SectionId,
+  type TaskAgent,
+  type TaskAttempt,
+} from "./types.ts";
 import { elapsed, plural } from "../words.ts";
 
 /** Shown where a value is unknown. */
@@ -93,6 +99,28 @@ export const SECTION_LEADS: Record<SectionId, string> = {
   tasks: "Every task, each contestant's result on it and the judge's pick.",
 };
 
+/** What the sections that change with `[run] repeats` show then, in a sentence. */
+const REPEATS_LEADS: Partial<Record<SectionId, (k: number) => string>> = {
+  agents: (k) =>
+    `Each contestant attempted each task ${k} times; its figures gather every attempt. ` +
+    `Outcomes count attempts; pass@1 is the mean over tasks of the share of attempts that ` +
+    `resolved each, with a 95% interval that takes the task as the unit; pass@${k} is the ` +
+    `chance that at least one of ${k} attempts resolves a task, pass^${k} that all ${k} do.`,
+  comparisons: () =>
+    "Every two contestants on the scored tasks both attempted: the mean difference of their " +
+    "per-task shares of resolved attempts, its paired standard error, and an exact sign-flip " +
+    "permutation test.",
+  tasks: (k) =>
+    `Every task, how many of each contestant's ${k} attempts resolved it, and the judge's pick ` +
+    `(one attempt).`,
+};
+
+/** What a section shows, in a sentence: the lead for the report's number of repeats. */
+export function sectionLead(report: Report, id: SectionId): string {
+  const repeats = report.repeats > 1 ? REPEATS_LEADS[id] : undefined;
+  return repeats ? repeats(report.repeats) : SECTION_LEADS[id];
+}
+
 /** A rate as a whole percentage, or "—". */
 export function pct(rate: number | null): string {
   return rate === null ? NONE : `${Math.round(rate * 100)}%`;
@@ -166,16 +194,65 @@ export function sandboxText(sandbox: Report["sandbox"]): string {
   return `sandbox mixed: ${modes.join(", ")}`;
 }
 
-/** The judge's pick on a task in words: "codex (resolved)", "abstained". */
-export function pickText(pick: Report["tasks"][number]["pick"]): string {
-  if (pick.agent === null) return "abstained";
-  return pick.outcome === null ? pick.agent : `${pick.agent} (${OUTCOME_SHORT[pick.outcome]})`;
+/** Which of its agent's attempts an attempt name is: `codex#2` → 2, `codex` → 1. */
+export function repeatOf(attempt: string, agent: string): number {
+  const rest = attempt.slice(agent.length).match(/^#(\d+)$/);
+  return rest ? Number(rest[1]) : 1;
 }
 
-/** One agent's cell of a task: the outcome when scored, else how the attempt ended. */
-export function taskCell(entry: Report["tasks"][number]["agents"][number]): string {
-  if (entry.outcome !== null) return OUTCOME_SHORT[entry.outcome];
-  return entry.status === null ? NONE : STATUS_LABELS[entry.status];
+/**
+ * An attempt for people, never its file name: the agent alone with one attempt per task, else
+ * "codex attempt 2".
+ */
+export function attemptLabel(agent: string, repeat: number, repeats: number): string {
+  return repeats > 1 ? `${agent} attempt ${repeat}` : agent;
+}
+
+/**
+ * The judge's pick on a task in words: "codex (resolved)", with repeats "codex attempt 2
+ * (resolved)", or "abstained".
+ */
+export function pickText(pick: Report["tasks"][number]["pick"], repeats = 1): string {
+  if (pick.agent === null) return "abstained";
+  const who = attemptLabel(pick.agent, repeatOf(pick.attempt ?? pick.agent, pick.agent), repeats);
+  return pick.outcome === null ? who : `${who} (${OUTCOME_SHORT[pick.outcome]})`;
+}
+
+/** One attempt's result: its outcome when it counts, else how it ended. */
+export function attemptCell(attempt: TaskAttempt): string {
+  return attempt.outcome !== null ? OUTCOME_SHORT[attempt.outcome] : STATUS_LABELS[attempt.status];
+}
+
+/**
+ * One agent's cell of a task. With one attempt per task: the outcome when scored, else how the
+ * attempt ended. With repeats: "2/3 resolved" when scored, else how the attempts ended ("patch ×3").
+ */
+export function taskCell(entry: TaskAgent, repeats = 1): string {
+  if (entry.attempts.length === 0) return NONE;
+  if (repeats === 1) return attemptCell(entry.attempts[0]);
+  if (entry.counted !== null) return `${entry.resolved}/${entry.counted} resolved`;
+  const counts = new Map<string, number>();
+  for (const a of entry.attempts) {
+    counts.set(STATUS_LABELS[a.status], (counts.get(STATUS_LABELS[a.status]) ?? 0) + 1);
+  }
+  return [...counts].map(([label, n]) => n > 1 ? `${label} ×${n}` : label).join(", ");
+}
+
+/**
+ * The outcome that colours an agent's cell of a task (null: none, grey). With repeats: resolved
+ * when every attempt that counts resolved it, `some` (a colour of its own) when some did, and
+ * otherwise the most frequent outcome of its attempts.
+ */
+export function taskOutcome(entry: TaskAgent): ResolutionOutcome | "some" | null {
+  const outcomes = entry.attempts.flatMap((a) => a.outcome === null ? [] : [a.outcome]);
+  if (outcomes.length === 0) return null;
+  if (entry.attempts.length === 1) return outcomes[0];
+  const resolved = outcomes.filter((o) => o === "resolved").length;
+  if (resolved === outcomes.length) return "resolved";
+  if (resolved > 0) return "some";
+  const counts = new Map<ResolutionOutcome, number>();
+  for (const o of outcomes) counts.set(o, (counts.get(o) ?? 0) + 1);
+  return [...counts].sort((x, y) => y[1] - x[1])[0][0];
 }
 
 /**
@@ -183,7 +260,7 @@ export function taskCell(entry: Report["tasks"][number]["agents"][number]): stri
  * reproducing), ...".
  */
 export function matrixSummary(matrix: NonNullable<Report["tasks"][number]["matrix"]>): string {
-  const authors = matrix.authors.map((a) =>
+  const authors = byAgent(matrix.authors).map((a) =>
     `${a.author} ${a.tests} (${a.reproducing} reproducing)`
   );
   return `${matrix.tests} tests × ${matrix.trees.length} trees, ${
@@ -191,10 +268,39 @@ export function matrixSummary(matrix: NonNullable<Report["tasks"][number]["matri
   } differing between trees; ${authors.join(", ")}`;
 }
 
+type MatrixAuthor = NonNullable<Report["tasks"][number]["matrix"]>["authors"][number];
+
+/**
+ * A matrix's authors gathered by agent, in order of first appearance: the tests of `codex#2`
+ * (codex's second attempt) count as codex's.
+ */
+export function byAgent(authors: readonly MatrixAuthor[]): MatrixAuthor[] {
+  const merged = new Map<string, MatrixAuthor>();
+  for (const a of authors) {
+    const agent = agentOfName(a.author);
+    const into = merged.get(agent);
+    if (!into) merged.set(agent, { ...a, author: agent });
+    else {
+      for (const key of ["tests", "reproducing", "shown", "same"] as const) into[key] += a[key];
+    }
+  }
+  return [...merged.values()];
+}
+
+/**
+ * An attempt's name in results files for people: `codex#2` → "codex attempt 2"; with repeats a
+ * bare agent name is its first attempt. Other names (the repository, B) stay as they are.
+ */
+export function attemptText(name: string, repeats: number, isAgent = true): string {
+  const m = name.match(/^(.*)#(\d+)$/);
+  if (m && isAgent) return `${m[1]} attempt ${m[2]}`;
+  return repeats > 1 && isAgent ? `${name} attempt 1` : name;
+}
+
 /** The tests a matrix leaves out for having one outcome everywhere, in words; null for none. */
 export function sameText(matrix: NonNullable<Report["tasks"][number]["matrix"]>): string | null {
   if (matrix.same === 0) return null;
-  const authors = matrix.authors.filter((a) => a.same > 0);
+  const authors = byAgent(matrix.authors).filter((a) => a.same > 0);
   const whose = authors.length === 1
     ? `, all by ${authors[0].author}`
     : ` (${authors.map((a) => `${a.author} ${a.same}`).join(", ")})`;

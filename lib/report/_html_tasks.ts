@@ -12,17 +12,34 @@
  */
 
 import { OUTCOMES } from "../records.ts";
-import { duration, NONE, pickText, sameText, STATUS_LABELS, taskCell } from "./_format.ts";
-import { htmlTable, outcomeLegend, outcomePill, raw } from "./_html_parts.ts";
+import {
+  attemptCell,
+  attemptLabel,
+  attemptText,
+  byAgent,
+  duration,
+  NONE,
+  pickText,
+  sameText,
+  STATUS_LABELS,
+  taskCell,
+  taskOutcome,
+} from "./_format.ts";
+import { htmlTable, legend as legend_, outcomeLegend, outcomePill, raw } from "./_html_parts.ts";
 import { CELL_COLORS, escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
 import { type MatrixView, OUTCOME_LETTERS, type Report, type TaskRow } from "./types.ts";
 import { plural } from "../words.ts";
 
+/** The colour of a cell where some of an agent's attempts resolved the task and some did not. */
+export const SOME_COLOR = "#9ae6b4";
+
 /** The section: the grid, its legend, and every task. */
 export function tasksHtml(report: Report): string {
+  const k = report.repeats;
+  const legend = k > 1 ? legend_([[SOME_COLOR, "some attempts resolved"]]) : "";
   return taskGrid(report) +
-    outcomeLegend("★ the judge's pick", "grey: not scored (how the attempt ended)") +
-    report.tasks.map(taskHtml).join("\n");
+    outcomeLegend("★ the judge's pick", "grey: not scored (how the attempt ended)") + legend +
+    report.tasks.map((t) => taskHtml(t, k)).join("\n");
 }
 
 /** Tasks × contestants, each cell in the colour of its outcome, the judge's pick starred. */
@@ -35,9 +52,10 @@ function taskGrid(report: Report): string {
     const cells = names.map((n) => {
       const entry = task.agents.find((a) => a.agent === n);
       const picked = task.pick.agent === n;
-      const text = entry ? taskCell(entry) : NONE;
-      const colour = entry?.outcome ? OUTCOME_COLORS[entry.outcome] : null;
-      const ink = entry?.outcome && entry.outcome !== "no-fix" ? " ink" : "";
+      const text = entry ? taskCell(entry, report.repeats) : NONE;
+      const outcome = entry ? taskOutcome(entry) : null;
+      const colour = outcome === "some" ? SOME_COLOR : outcome ? OUTCOME_COLORS[outcome] : null;
+      const ink = outcome && outcome !== "no-fix" && outcome !== "some" ? " ink" : "";
       const title = `${task.id} · ${n}: ${text}${picked ? " · the judge's pick" : ""}${
         task.scored ? "" : " · not scored"
       }`;
@@ -53,7 +71,7 @@ function taskGrid(report: Report): string {
     `<tbody>${rows}</tbody></table></div>`;
 }
 
-function taskHtml(t: TaskRow): string {
+function taskHtml(t: TaskRow, k: number): string {
   const link = t.ref.url && /^https?:\/\//.test(t.ref.url)
     ? ` · <a href="${esc(t.ref.url)}">${esc(`${t.ref.kind} #${t.ref.number}`)}</a>`
     : "";
@@ -65,21 +83,42 @@ function taskHtml(t: TaskRow): string {
       esc(`${t.failToPass} fail-to-pass, ${t.passToPass} pass-to-pass hidden tests`)
     }${link}</p>`,
     t.scored ? "" : `<p class="why">${esc(`Not scored: ${t.reason ?? NONE}`)}</p>`,
-    `<p>${esc(`Judge: ${pickText(t.pick)}`)}${
+    `<p>${esc(`Judge: ${pickText(t.pick, k)}`)}${
       t.pick.reason ? ` <span class="muted">— ${esc(t.pick.reason)}</span>` : ""
     }</p>`,
   ].join("");
-  const rows = t.agents.map((a) => [
-    raw(`<span class="name">${esc(a.agent)}</span>${a.agent === t.pick.agent ? " ★" : ""}`),
-    a.role,
-    a.status ? STATUS_LABELS[a.status] : NONE,
-    duration(a.durationMs),
-    outcomePill(a.outcome, taskCell(a)),
-    a.approved === null ? NONE : a.approved ? "approved" : "stopped",
-    a.flags.join(", ") || NONE,
-  ]);
+  // A row per attempt: with repeats, "codex attempt 2", never the file name `codex#2`.
+  const rows = t.agents.flatMap((a) => {
+    if (a.attempts.length === 0) {
+      return [[
+        raw(`<span class="name">${esc(a.agent)}</span>`),
+        a.role,
+        NONE,
+        NONE,
+        outcomePill(
+          null,
+          NONE,
+        ),
+        NONE,
+        NONE,
+      ]];
+    }
+    return a.attempts.map((at) => [
+      raw(
+        `<span class="name">${esc(attemptLabel(a.agent, at.repeat, k))}</span>${
+          at.name === t.pick.attempt ? " ★" : ""
+        }`,
+      ),
+      a.role,
+      STATUS_LABELS[at.status],
+      duration(at.durationMs),
+      outcomePill(at.outcome, attemptCell(at)),
+      at.approved === null ? NONE : at.approved ? "approved" : "stopped",
+      at.flags.join(", ") || NONE,
+    ]);
+  });
   const matrix = t.matrix
-    ? matrixHtml(t.id, t.matrix)
+    ? matrixHtml(t.id, t.matrix, k)
     : `<p class="muted">No cross-examination matrix.</p>`;
   return `<article class="task" id="task-${esc(t.id)}"><h3>${esc(t.id)} <span class="title">${
     esc(t.title)
@@ -92,12 +131,12 @@ function taskHtml(t: TaskRow): string {
 }
 
 /** A task's matrix, folded: the tests that differ between trees, and a count of the rest. */
-function matrixHtml(taskId: string, m: MatrixView): string {
+function matrixHtml(taskId: string, m: MatrixView, k: number): string {
   const differing = m.tests - m.same;
   const summary = `Cross-examination matrix: ${plural(m.tests, "test")} × ${
     plural(m.trees.length, "tree")
   }, ${differing} with outcomes that differ between trees`;
-  const authors = m.authors.map((a) =>
+  const authors = byAgent(m.authors).map((a) =>
     `${a.author}: ${plural(a.tests, "test")}, ${a.reproducing} failing on the unfixed tree`
   ).join(" · ");
   const same = sameText(m);
@@ -110,7 +149,7 @@ function matrixHtml(taskId: string, m: MatrixView): string {
     : "";
   return `<details class="matrix"><summary>${esc(summary)}</summary>` +
     `<p class="muted">${esc(authors)}</p>` +
-    (m.rows.length ? heatmap(taskId, m) + heatmapLegend() : "") +
+    (m.rows.length ? heatmap(taskId, m, k) + heatmapLegend() : "") +
     (same ? `<p class="same">${esc(same)}</p>` : "") + omitted + `</details>`;
 }
 
@@ -133,12 +172,16 @@ const AUTHOR_WIDTH = 96, TEST_MIN_WIDTH = 200, TREE_WIDTH = 30;
  * outlined. Each cell is a few bytes: its colour comes from its class, its meaning from the
  * column's heading and the row's test, both with the full text in a tooltip.
  */
-function heatmap(taskId: string, m: MatrixView): string {
+function heatmap(taskId: string, m: MatrixView, k: number): string {
+  const roles = new Map(m.authors.map((a) => [a.author, a.role]));
+  // With repeats each attempt's tests are a row group of their own: "codex attempt 2".
+  const author = (name: string) => attemptText(name, k, roles.get(name) !== "repository");
   const picked = m.trees.findIndex((t) => t.picked);
   const pk = (j: number) => j === picked ? " pk" : "";
   const head = m.trees.map((tree, j) => {
     const name = `${tree.picked ? "★ " : ""}${tree.id}${tree.status === "ok" ? "" : " ⚠"}`;
-    const title = `${tree.kind === "base" ? "unfixed tree" : `${tree.agent}'s patch`}: ` +
+    const title =
+      `${tree.kind === "base" ? "unfixed tree" : `${attemptText(tree.id, k)}'s patch`}: ` +
       tree.status;
     return `<th class="tree${tree.kind === "base" ? " base" : ""}${pk(j)}" title="${esc(title)}">${
       esc(name)
@@ -156,9 +199,9 @@ function heatmap(taskId: string, m: MatrixView): string {
     ).join("");
     // The id is cut at its start when the column is narrow (its end names the test); the
     // unstable mark stays in sight.
-    return `<tr${first ? ` class="first"` : ""}><th${first ? ` title="${esc(row.author)}"` : ""}>${
-      first ? esc(row.author) : ""
-    }</th><td class="test" title="${esc(title)}">${
+    return `<tr${first ? ` class="first"` : ""}><th${
+      first ? ` title="${esc(author(row.author))}"` : ""
+    }>${first ? esc(author(row.author)) : ""}</th><td class="test" title="${esc(title)}">${
       row.unstable ? `<i class="unstable">~</i>` : ""
     }<bdi>${esc(shown)}</bdi></td>${cells}</tr>`;
   }).join("");

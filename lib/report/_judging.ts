@@ -6,12 +6,15 @@
 
 import { randomAgent, wilson } from "./stats.ts";
 import type { GateRow, Picking } from "./types.ts";
-import { attempted, type Context, outcomeOf, resolvedMap } from "./_context.ts";
+import { attempted, attemptNamesOf, type Context, outcomeOf, resolveShares } from "./_context.ts";
 
 /**
  * The judge's picks on scored tasks against the best single contestant, a contestant chosen at
  * random for every task (expected value), and the oracle best (a task counts when any contestant
- * resolved it).
+ * resolved it). The judge picks one attempt, which counts for the task. With repeats an agent is
+ * worth its per-task shares of resolved attempts: the best single agent resolves the most in
+ * expectation, a random agent is a random attempt of a random agent, and the oracle counts a
+ * task any attempt resolved.
  */
 export function picking(ctx: Context): Picking {
   const tasks = ctx.scored.length;
@@ -25,23 +28,24 @@ export function picking(ctx: Context): Picking {
 
   const perAgent = ctx.contestants.map((a) => ({
     name: a.name,
-    resolved: resolvedMap(ctx, a.name),
+    shares: resolveShares(ctx, a.name),
   }));
   const totals = perAgent.map((a) => ({
     name: a.name,
-    resolved: Object.values(a.resolved).filter(Boolean).length,
+    resolved: Object.values(a.shares).reduce((sum, x) => sum + x, 0),
   }));
   const best = Math.max(0, ...totals.map((t) => t.resolved));
 
-  const byTask: Record<string, Record<string, boolean>> = {};
+  const byTask: Record<string, Record<string, number>> = {};
   for (const task of ctx.scored) {
     byTask[task] = {};
     for (const agent of perAgent) {
-      if (Object.hasOwn(agent.resolved, task)) byTask[task][agent.name] = agent.resolved[task];
+      if (Object.hasOwn(agent.shares, task)) byTask[task][agent.name] = agent.shares[task];
     }
   }
   const random = randomAgent(byTask);
-  const oracle = ctx.scored.filter((task) => Object.values(byTask[task]).some(Boolean)).length;
+  const oracle = ctx.scored.filter((task) => Object.values(byTask[task]).some((x) => x > 0))
+    .length;
 
   return {
     tasks,
@@ -53,7 +57,10 @@ export function picking(ctx: Context): Picking {
       precision: wilson(resolved, resolved + wrong),
     },
     bestSingle: {
-      agents: totals.length ? totals.filter((t) => t.resolved === best).map((t) => t.name) : [],
+      // Sums of fractions: equal totals may differ in their last bits.
+      agents: totals.length
+        ? totals.filter((t) => best - t.resolved < 1e-9).map((t) => t.name)
+        : [],
       resolved: best,
       rate: tasks ? best / tasks : null,
     },
@@ -63,33 +70,38 @@ export function picking(ctx: Context): Picking {
 }
 
 /**
- * Every patch of a scored task judged alone (`verdict.patches[agent].approved`), against whether
- * it resolved the task: per contestant, and all together.
+ * Every patch of a scored task judged alone (`verdict.patches[attempt].approved`), against whether
+ * it resolved the task: per contestant (all of its attempts), and all together.
  */
 export function mergeGate(ctx: Context): { policy: string; overall: GateRow; agents: GateRow[] } {
   const overall = emptyGate(null);
   const agents = ctx.contestants.map((agent) => {
     const row = emptyGate(agent.name);
     for (const task of ctx.scored) {
-      const judged = ctx.input.verdicts[task]?.patches[agent.name];
-      if (!judged || !attempted(ctx, task, agent.name)) continue;
-      const right = outcomeOf(ctx, task, agent.name) === "resolved";
-      for (const r of [row, overall]) {
-        r.patches++;
-        if (judged.approved) r.approved++;
-        if (judged.approved && right) r.approvedRight++;
-        if (right) {
-          r.right++;
-          if (!judged.approved) r.rightStopped++;
-        } else {
-          r.wrong++;
-          if (!judged.approved) r.wrongStopped++;
-        }
+      for (const name of attemptNamesOf(ctx, agent.name)) {
+        const judged = ctx.input.verdicts[task]?.patches[name];
+        if (!judged || !attempted(ctx, task, name)) continue;
+        const right = outcomeOf(ctx, task, name) === "resolved";
+        count(row, judged.approved, right);
+        count(overall, judged.approved, right);
       }
     }
     return withPrecision(row);
   });
   return { policy: ctx.input.project.policy, overall: withPrecision(overall), agents };
+}
+
+function count(r: GateRow, approved: boolean, right: boolean): void {
+  r.patches++;
+  if (approved) r.approved++;
+  if (approved && right) r.approvedRight++;
+  if (right) {
+    r.right++;
+    if (!approved) r.rightStopped++;
+  } else {
+    r.wrong++;
+    if (!approved) r.wrongStopped++;
+  }
 }
 
 function emptyGate(agent: string | null): GateRow {

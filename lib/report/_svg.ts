@@ -10,6 +10,7 @@
 import { type Outcome, RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
 import { expected, interval, NONE, OUTCOME_LABELS, pct } from "./_format.ts";
 import type { Report } from "./types.ts";
+import { plural } from "../words.ts";
 
 /** Escape text for HTML and SVG, in content and in quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -101,8 +102,12 @@ function whisker(
     `<line x1="${hi}" y1="${y - tick}" x2="${hi}" y2="${y + tick}"/></g>`;
 }
 
-/** Stacked bars of every contestant's outcomes, with the resolve rate's Wilson interval. */
+/**
+ * Stacked bars of every contestant's outcomes, with the resolve rate's Wilson interval; with
+ * repeats, the outcomes of every attempt, pass@1 with its interval, and pass@k and pass^k.
+ */
 export function outcomesChart(report: Report): string {
+  const k = report.repeats;
   const names = labelColumn(report.agents.map((a) => a.name), 80, 220);
   const left = names.width, barWidth = 480, row = 50, top = 12;
   const width = left + barWidth + 190;
@@ -121,7 +126,7 @@ export function outcomesChart(report: Report): string {
     }
     let x = left;
     for (const o of RESOLUTION_OUTCOMES) {
-      const w = (agent.outcomes[o] / agent.tasks) * barWidth;
+      const w = (agent.outcomes[o] / agent.scoredAttempts) * barWidth;
       if (w <= 0) continue;
       body.push(
         `<rect class="segment" data-outcome="${o}" x="${x}" y="${y}" width="${w}" height="24" fill="${
@@ -144,16 +149,85 @@ export function outcomesChart(report: Report): string {
       x += w;
     }
     body.push(whisker(left, barWidth, y + 31, agent.resolveRate));
+    const rate = `${pct(agent.resolveRate.rate)}${k > 1 ? "" : " resolved"} (${
+      interval(agent.resolveRate)
+    })`;
     body.push(
+      text(left + barWidth + 10, y + 16, k > 1 ? `pass@1 ${rate}` : rate, `fill="#2d3748"`),
+    );
+    if (k > 1) {
+      body.push(
+        text(
+          left + barWidth + 10,
+          y + 33,
+          `pass@${k} ${pct(agent.passAtK?.rate ?? null)} · pass^${k} ${
+            pct(agent.passHatK?.rate ?? null)
+          }`,
+          `fill="#4a5568"`,
+        ),
+      );
+    }
+  });
+  const title = k > 1
+    ? `Outcomes of every attempt per agent, with pass@1 and its 95% interval, pass@${k} and pass^${k}`
+    : "Outcomes per agent with 95% Wilson intervals";
+  return svg("chart-outcomes", width, height, title, body);
+}
+
+/**
+ * Each contestant with a training cutoff: its resolve rate (pass@1 with repeats) on tasks fixed up
+ * to the cutoff and after it, each with its interval. A side with too few tasks gets no bar, only
+ * words saying so.
+ */
+export function cutoffChart(report: Report): string {
+  const rows = report.agents.flatMap((a) =>
+    a.cutoff
+      ? [
+        { label: `${a.name} · up to ${a.cutoff.cutoff}`, group: a.cutoff.before },
+        { label: `${a.name} · after ${a.cutoff.cutoff}`, group: a.cutoff.after },
+      ]
+      : []
+  );
+  const labels = labelColumn(rows.map((r) => r.label), 150, 260);
+  const left = labels.width, barWidth = 420, row = 36, top = 10;
+  const width = left + barWidth + 190, height = top + row * rows.length + 30;
+  const body = axis(left, barWidth, height - 24, top);
+  rows.forEach(({ label: full, group }, i) => {
+    const y = top + i * row + 4;
+    body.push(label(left - 10, y + 15, full, labels.cut(full)));
+    if (group.tooSmall || group.resolveRate.rate === null) {
+      body.push(
+        `<rect class="too-few" x="${left}" y="${y}" width="${barWidth}" height="20" fill="none" stroke="#cbd5e0" stroke-dasharray="4 3"/>`,
+        text(
+          left + 8,
+          y + 15,
+          `${plural(group.tasks, "task")}: too few to conclude anything`,
+          `fill="#718096"`,
+        ),
+      );
+      return;
+    }
+    const w = Math.max(3, group.resolveRate.rate * barWidth);
+    body.push(
+      `<rect x="${left}" y="${y}" width="${w}" height="20" rx="2" fill="${OUTCOME_COLORS.resolved}"/>`,
+      whisker(left, barWidth, y + 26, group.resolveRate, 3),
       text(
         left + barWidth + 10,
-        y + 16,
-        `${pct(agent.resolveRate.rate)} resolved (${interval(agent.resolveRate)})`,
+        y + 15,
+        `${pct(group.resolveRate.rate)} (${interval(group.resolveRate)}) · ${
+          plural(group.tasks, "task")
+        }`,
         `fill="#2d3748"`,
       ),
     );
   });
-  return svg("chart-outcomes", width, height, "Outcomes per agent with 95% Wilson intervals", body);
+  return svg(
+    "chart-cutoff",
+    width,
+    height,
+    "Resolve rates on tasks fixed up to and after each agent's training cutoff",
+    body,
+  );
 }
 
 /** The colour of the judge's bar in the picking chart. */
@@ -173,7 +247,9 @@ export function pickingChart(report: Report): string {
     [
       `best single (${k.bestSingle.agents.join(", ") || NONE})`,
       k.bestSingle.rate,
-      `${k.bestSingle.resolved} of ${k.tasks}`,
+      report.repeats > 1
+        ? `${expected(k.bestSingle.resolved)} of ${k.tasks} expected`
+        : `${k.bestSingle.resolved} of ${k.tasks}`,
       false,
     ],
     [

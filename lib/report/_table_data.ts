@@ -24,6 +24,14 @@ export interface TableData {
   caption?: string;
 }
 
+/** A section that is one table and the sentences under it. */
+export interface TableSection {
+  /** The table. */
+  table: TableData;
+  /** Sentences printed after it. */
+  sentences: string[];
+}
+
 /** `full`: Markdown and HTML; `short`: the terminal's narrower headings, labels and columns. */
 export type Voice = "full" | "short";
 

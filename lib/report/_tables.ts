@@ -13,29 +13,29 @@
  */
 
 import { COMPARABLE_ROLES, type ComparableRole } from "../testbed/mod.ts";
-import { ATTEMPT_STATUSES, RESOLUTION_OUTCOMES } from "../records.ts";
 import {
   cap,
-  duration,
   expected,
-  interval,
   NONE,
-  OUTCOME_LABELS,
-  OUTCOME_SHORT,
   pct,
   pValue,
   rateWithInterval,
   ratio,
-  reported,
   ROLE_LABELS,
-  STATUS_LABELS,
-  STATUS_SHORT,
-  tokens,
-  usd,
 } from "./_format.ts";
-import { type Column, type TableData, tableOf, type Voice } from "./_table_data.ts";
+import {
+  type Column,
+  type TableData,
+  tableOf,
+  type TableSection,
+  type Voice,
+} from "./_table_data.ts";
+import { type AgentsData, agentsData } from "./_tables_agents.ts";
 import { type DiscoveryData, discoveryData } from "./_tables_tasks.ts";
-import type { AgentRow, EvidenceRow, Report } from "./types.ts";
+import type { EvidenceRow, PairedComparison, RatesComparison, Report } from "./types.ts";
+
+export { type AgentsData, CUTOFF_TITLE, TOO_FEW } from "./_tables_agents.ts";
+export type { TableSection } from "./_table_data.ts";
 
 /** What the text renderers show of every section but the tasks, in one voice. */
 export interface ReportTables {
@@ -71,29 +71,11 @@ export function reportTables(report: Report, voice: Voice): ReportTables {
   };
 }
 
-/** The three tables of the "Agents" section. */
-export interface AgentsData {
-  /** Outcomes of each contestant's patches and its resolve rate. */
-  outcomes: TableData;
-  /** How each contestant's attempts ended. */
-  statuses: TableData;
-  /** Time, tokens and cost. */
-  costs: TableData;
-}
-
 /** The "Are the differences real?" section. */
 export interface ComparisonsData {
   /** Every pair of contestants; null when there are fewer than two. */
   table: TableData | null;
   /** A sentence per pair, or one saying that there is nothing to compare. */
-  sentences: string[];
-}
-
-/** A section that is one table and the sentences under it. */
-export interface TableSection {
-  /** The table. */
-  table: TableData;
-  /** Sentences printed after it. */
   sentences: string[];
 }
 
@@ -116,92 +98,48 @@ function withShare(voice: Voice, count: string, share: string): string {
   return voice === "full" ? `${count} (${share})` : `${count} ${share}`;
 }
 
-/** Outcomes and ways of ending that most bouts never see: a column only when some agent has one. */
-const RARE = new Set<string>([
-  "tampered",
-  "out-of-memory",
-  "too-many-processes",
-  "disk-full",
-  "budget",
-]);
-
-function shown(value: string, counts: readonly number[]): boolean {
-  return !RARE.has(value) || counts.some((n) => n > 0);
-}
-
-/** The "Agents" section: outcomes and resolve rates, how attempts ended, time and cost. */
-function agentsData(report: Report, voice: Voice): AgentsData {
-  const name: Column<AgentRow> = { head: "Agent", cell: (a) => a.name };
-  const outcomes = tableOf(voice, report.agents, [
-    name,
-    { head: "Tasks", num: true, cell: (a) => String(a.tasks) },
-    ...RESOLUTION_OUTCOMES.filter((o) => shown(o, report.agents.map((a) => a.outcomes[o])))
-      .map((o): Column<AgentRow> => ({
-        head: cap(OUTCOME_LABELS[o]),
-        short: OUTCOME_SHORT[o],
-        num: true,
-        cell: (a) => String(a.outcomes[o]),
-      })),
-    {
-      head: "Resolve rate (95% interval)",
-      only: "full",
-      num: true,
-      cell: (a) => rateWithInterval(a.resolveRate),
-    },
-    { head: "resolve rate", only: "short", num: true, cell: (a) => pct(a.resolveRate.rate) },
-    { head: "95% interval", only: "short", num: true, cell: (a) => interval(a.resolveRate) },
-  ]);
-  const statuses = tableOf(voice, report.agents, [
-    name,
-    { head: "Attempts", num: true, cell: (a) => String(a.attempts) },
-    ...ATTEMPT_STATUSES.filter((s) => shown(s, report.agents.map((a) => a.statuses[s])))
-      .map((s): Column<AgentRow> => ({
-        head: cap(STATUS_LABELS[s]),
-        short: STATUS_SHORT[s],
-        num: true,
-        cell: (a) => String(a.statuses[s]),
-      })),
-  ]);
-  const costs = tableOf(voice, report.agents, [
-    name,
-    { head: "Model", only: "full", cell: (a) => a.model ?? a.type },
-    { head: "Median time", num: true, cell: (a) => duration(a.medianDurationMs) },
-    {
-      head: "Tokens",
-      num: true,
-      cell: (a) => reported(tokens(a.tokens.total), a.tokens.attempts, a.attempts),
-    },
-    {
-      head: "Tokens per attempt",
-      short: "tokens/attempt",
-      num: true,
-      cell: (a) => tokens(a.tokens.medianPerAttempt),
-    },
-    {
-      head: "Cost",
-      num: true,
-      cell: (a) => reported(usd(a.cost.totalUsd), a.cost.attempts, a.attempts),
-    },
-    {
-      head: "Cost per resolved",
-      short: "cost/resolved",
-      num: true,
-      cell: (a) => usd(a.perResolved.costUsd),
-    },
-    {
-      head: "Time per resolved",
-      short: "time/resolved",
-      num: true,
-      cell: (a) => duration(a.perResolved.durationMs),
-    },
-  ]);
-  return { outcomes, statuses, costs };
-}
-
-/** The "Are the differences real?" section: every pair of contestants, and what it means. */
+/**
+ * The "Are the differences real?" section: every pair of contestants, and what it means. With
+ * repeats, the mean difference of per-task shares of resolved attempts and the sign-flip test.
+ */
 function comparisonsData(report: Report, voice: Voice): ComparisonsData {
   if (report.comparisons.length === 0) return { table: null, sentences: [NOTHING_TO_COMPARE] };
-  const table = tableOf(voice, report.comparisons, [
+  const sentences = report.comparisons.map((c) => c.sentence);
+  const rates = report.comparisons.filter((c): c is RatesComparison => c.test === "sign-flip");
+  if (rates.length) {
+    const full = voice === "full";
+    const table = tableOf(voice, rates, [
+      { head: "Agents", cell: (c) => `${c.a} vs ${c.b}` },
+      { head: "Tasks", num: true, cell: (c) => String(c.tasks) },
+      { head: "Mean of the first", short: "first", num: true, cell: (c) => pct(c.meanA) },
+      { head: "Mean of the second", short: "second", num: true, cell: (c) => pct(c.meanB) },
+      {
+        head: "Difference (standard error)",
+        short: "difference (se)",
+        num: true,
+        cell: (c) =>
+          c.difference === null
+            ? NONE
+            : `${signedPoints(c.difference)}${
+              c.se === null ? "" : ` (${full ? "" : "±"}${Math.round(c.se * 100)})`
+            }`,
+      },
+      { head: "First ahead", short: "first ahead", num: true, cell: (c) => String(c.higher) },
+      { head: "Second ahead", short: "second ahead", num: true, cell: (c) => String(c.lower) },
+      { head: "p", num: true, cell: (c) => pValue(c.p) },
+    ]);
+    return {
+      table,
+      sentences: [
+        ...sentences,
+        "Differences are in percentage points of resolved attempts per task; p is the share " +
+        "of sign flips of the per-task differences at least as far from zero (every flip up to " +
+        "20 tasks, else 10,000 random ones, seeded).",
+      ],
+    };
+  }
+  const mcnemar = report.comparisons.filter((c): c is PairedComparison => c.test === "mcnemar");
+  const table = tableOf(voice, mcnemar, [
     { head: "Agents", cell: (c) => `${c.a} vs ${c.b}` },
     { head: "Both resolved", short: "both", num: true, cell: (c) => String(c.both) },
     { head: "Only the first", short: "only first", num: true, cell: (c) => String(c.onlyA) },
@@ -209,13 +147,20 @@ function comparisonsData(report: Report, voice: Voice): ComparisonsData {
     { head: "Neither", num: true, cell: (c) => String(c.neither) },
     { head: "p", num: true, cell: (c) => pValue(c.p) },
   ]);
-  return { table, sentences: report.comparisons.map((c) => c.sentence) };
+  return { table, sentences };
+}
+
+/** A difference of rates in percentage points, signed: "+22", "−5", "0". */
+function signedPoints(x: number): string {
+  const p = Math.round(x * 100);
+  return p > 0 ? `+${p}` : p < 0 ? `−${-p}` : "0";
 }
 
 /** The "Picking one patch per bug" section: the judge against three other ways to choose. */
 function pickingData(report: Report, voice: Voice): TableSection {
   const k = report.picking;
   const full = voice === "full";
+  const repeats = report.repeats > 1;
   const choices = [
     {
       label: full ? "The judge's picks" : "the judge's picks",
@@ -223,8 +168,10 @@ function pickingData(report: Report, voice: Voice): TableSection {
       rate: rateWithInterval(k.judge.rate),
     },
     {
-      label: `${full ? "Best" : "best"} single agent (${k.bestSingle.agents.join(", ") || NONE})`,
-      resolved: String(k.bestSingle.resolved),
+      label: `${full ? "Best" : "best"} single agent (${k.bestSingle.agents.join(", ") || NONE})${
+        repeats ? " (expected)" : ""
+      }`,
+      resolved: repeats ? expected(k.bestSingle.resolved) : String(k.bestSingle.resolved),
       rate: pct(k.bestSingle.rate),
     },
     {
@@ -248,7 +195,11 @@ function pickingData(report: Report, voice: Voice): TableSection {
     `The judge picked on ${k.judge.precision.n} tasks: ${k.judge.resolved} resolved, ` +
     `${k.judge.wrong} wrong (right when it picked: ${rateWithInterval(k.judge.precision)}); ` +
     `it abstained on ${k.judge.abstained}.`;
-  return { table, sentences: [sentence] };
+  const perAttempt = `With ${report.repeats} attempts per agent and task the judge picks one ` +
+    "attempt, which counts for the task; an agent is worth the share of its attempts that " +
+    "resolved each task, so the best single agent and the agent at random are expectations, " +
+    "and the oracle counts a task any attempt resolved.";
+  return { table, sentences: repeats ? [sentence, perAttempt] : [sentence] };
 }
 
 /**
@@ -282,7 +233,10 @@ function mergeGateData(report: Report, voice: Voice): TableSection {
       cell: (g) => ratio(g.rightStopped, g.right),
     },
   ]);
-  return { table, sentences: [`Policy: ${gate.policy}.`] };
+  const each = report.repeats > 1
+    ? ` Each of an agent's ${report.repeats} attempts at a task is a patch of its own.`
+    : "";
+  return { table, sentences: [`Policy: ${gate.policy}.${each}`] };
 }
 
 /** The "Which tests tell a right fix from a wrong one" section. */

@@ -8,6 +8,9 @@
  */
 
 import {
+  attemptCell,
+  attemptLabel,
+  attemptText,
   discoveryText,
   featuresText,
   infraText,
@@ -45,13 +48,23 @@ export interface DiscoveryData {
 /** One fact printed under a task. */
 export interface TaskFact {
   /** What the fact is about; the terminal warns about a task that was not scored. */
-  kind: "not-scored" | "judge" | "matrix" | "flags";
+  kind: "not-scored" | "judge" | "attempts" | "matrix" | "flags";
   /** The fact in words. */
   text: string;
 }
 
 /** What the ✓ and ✗ of the full voice's task table mean. */
 export const GATE_MARKS_NOTE = "✓ / ✗: the merge gate approved / stopped the patch.";
+
+/** What the task table shows with repeats, and where each attempt is. */
+export const REPEATS_NOTE = "Each cell: the attempts that resolved the task, of those that " +
+  "count. Each attempt's outcome follows under its task; ✓ / ✗: the merge gate approved / " +
+  "stopped its patch.";
+
+/** The note under the full voice's task table. */
+export function tasksNote(report: Report): string {
+  return report.repeats > 1 ? REPEATS_NOTE : GATE_MARKS_NOTE;
+}
 
 /** The "How the tasks were found" section. */
 export function discoveryData(report: Report, voice: Voice): DiscoveryData {
@@ -94,7 +107,10 @@ export function discoveryData(report: Report, voice: Voice): DiscoveryData {
     infra: d.infraErrors.items.length === 0 ? null : tableOf(voice, d.infraErrors.items, [
       { head: "Stage", cell: (i) => i.stage },
       { head: "Task", cell: (i) => i.task },
-      { head: "What", cell: (i) => i.what },
+      {
+        head: "What",
+        cell: (i) => i.stage === "attempt" ? attemptText(i.what, report.repeats) : i.what,
+      },
       { head: "Message", cell: (i) => i.message ?? NONE },
     ]),
   };
@@ -102,11 +118,13 @@ export function discoveryData(report: Report, voice: Voice): DiscoveryData {
 
 /**
  * The tasks against some contestants (the terminal shows a few per table): each one's result,
- * in the full voice with the merge gate's ✓ or ✗, and the judge's pick.
+ * in the full voice with the merge gate's ✓ or ✗ (with repeats: attempts resolved of those that
+ * count), and the judge's pick.
  */
 export function tasksTable(report: Report, names: readonly string[], voice: Voice): TableData {
+  const k = report.repeats;
   const gateMark = (approved: boolean | null) =>
-    voice === "short" || approved === null ? "" : approved ? " ✓" : " ✗";
+    voice === "short" || k > 1 || approved === null ? "" : approved ? " ✓" : " ✗";
   return tableOf(voice, report.tasks, [
     { head: "Task", cell: (t) => t.id },
     { head: "Title", cell: (t) => t.title },
@@ -115,25 +133,39 @@ export function tasksTable(report: Report, names: readonly string[], voice: Voic
       short: n,
       cell: (t) => {
         const entry = t.agents.find((a) => a.agent === n);
-        return entry ? taskCell(entry) + gateMark(entry.approved) : NONE;
+        return entry ? taskCell(entry, k) + gateMark(entry.attempts[0]?.approved ?? null) : NONE;
       },
     })),
     {
       head: "Judge's pick",
-      cell: (t) => t.scored ? pickText(t.pick) : `not scored; ${pickText(t.pick)}`,
+      cell: (t) => t.scored ? pickText(t.pick, k) : `not scored; ${pickText(t.pick, k)}`,
     },
   ]);
 }
 
-/** What is printed under a task: why it was not scored, the judge's reason, its matrix, flags. */
-export function taskFacts(task: TaskRow): TaskFact[] {
+/**
+ * What is printed under a task: why it was not scored, the judge's reason, with repeats each
+ * agent's attempts, its matrix, and the tricks noticed in patches.
+ */
+export function taskFacts(task: TaskRow, repeats = 1): TaskFact[] {
   const facts: TaskFact[] = [];
   if (!task.scored) facts.push({ kind: "not-scored", text: `not scored: ${task.reason ?? NONE}` });
   if (task.pick.reason) facts.push({ kind: "judge", text: `judge: ${task.pick.reason}` });
+  if (repeats > 1) {
+    for (const a of task.agents) {
+      if (a.attempts.length === 0) continue;
+      const each = a.attempts.map((t) =>
+        `${attemptCell(t)}${t.approved === null ? "" : t.approved ? " ✓" : " ✗"}`
+      );
+      facts.push({ kind: "attempts", text: `${a.agent}'s attempts: ${each.join(", ")}` });
+    }
+  }
   if (task.matrix) facts.push({ kind: "matrix", text: `matrix: ${matrixSummary(task.matrix)}` });
   for (const a of task.agents) {
-    if (a.flags.length) {
-      facts.push({ kind: "flags", text: `${a.agent}'s patch: ${a.flags.join(", ")}` });
+    for (const t of a.attempts) {
+      if (t.flags.length === 0) continue;
+      const whose = repeats > 1 ? `${attemptLabel(a.agent, t.repeat, repeats)}'s` : `${a.agent}'s`;
+      facts.push({ kind: "flags", text: `${whose} patch: ${t.flags.join(", ")}` });
     }
   }
   return facts;

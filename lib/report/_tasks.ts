@@ -5,15 +5,16 @@
  */
 
 import { firstTampering, tamperers } from "../../judge/mod.ts";
-import { type Matrix, REPOSITORY } from "../records.ts";
+import { agentOfName, type Matrix, nameOf, REPOSITORY } from "../records.ts";
 import {
   type Discovery,
   MATRIX_ROW_CAP,
   type MatrixView,
   OUTCOME_LETTERS,
+  type TaskAgent,
   type TaskRow,
 } from "./types.ts";
-import { attempted, attemptOf, type Context, outcomeOf } from "./_context.ts";
+import { attempted, attemptsOf, type Context, countedNames, outcomeOf } from "./_context.ts";
 import { reproduces, unstableOnB } from "./_authors.ts";
 
 /** From history to scored tasks: what was examined, left out, unscorable or broken, and why. */
@@ -71,7 +72,7 @@ export function discovery(ctx: Context): Discovery {
       items.push({
         stage: "attempt",
         task: id,
-        what: attempt.agent,
+        what: nameOf(attempt),
         message: attempt.error ?? null,
       });
     }
@@ -121,7 +122,10 @@ function firstLine(text: string): string {
   return line.length > 240 ? `${line.slice(0, 239)}…` : line.trim();
 }
 
-/** Every task: each agent's result on it, the judge's pick, and the compact matrix. */
+/**
+ * Every task: each agent's attempts at it and how many resolved it, the judge's pick (an attempt,
+ * and its agent), and the compact matrix.
+ */
 export function taskRows(ctx: Context): TaskRow[] {
   const agents = [...ctx.contestants, ...ctx.examiners];
   return ctx.input.tasks.tasks.map((task) => {
@@ -143,30 +147,43 @@ export function taskRows(ctx: Context): TaskRow[] {
       reason: scored ? null : resolution?.reason ?? oracle?.reason ?? null,
       failToPass: oracle?.failToPass.length ?? 0,
       passToPass: oracle?.passToPass.length ?? 0,
-      agents: agents.map((agent) => {
-        const attempt = attemptOf(ctx, task.id, agent.name);
-        const counts = scored && agent.role === "contestant" &&
-          attempted(ctx, task.id, agent.name);
+      date: task.date,
+      agents: agents.map((agent): TaskAgent => {
+        const counts = scored && agent.role === "contestant";
+        const counted = counts ? countedNames(ctx, task.id, agent.name) : [];
         return {
           agent: agent.name,
           role: agent.role,
-          status: attempt?.status ?? null,
-          durationMs: attempt?.durationMs ?? null,
-          outcome: counts ? outcomeOf(ctx, task.id, agent.name) : null,
-          approved: verdict?.patches[agent.name]?.approved ?? null,
-          flags: [
-            ...resolution?.patches[agent.name]?.flags ?? [],
-            ...(blamed?.authors.has(agent.name)
-              ? [
-                `its tests tampered with the grading: ${
-                  firstTampering(blamed.authors.get(agent.name)!)
-                }`,
-              ]
-              : []),
-          ],
+          resolved: counts && counted.length
+            ? counted.filter((name) => outcomeOf(ctx, task.id, name) === "resolved").length
+            : null,
+          counted: counts && counted.length ? counted.length : null,
+          attempts: attemptsOf(ctx, task.id, agent.name).map(({ name, attempt }) => ({
+            name,
+            repeat: attempt.repeat ?? 1,
+            status: attempt.status,
+            durationMs: attempt.durationMs,
+            outcome: counts && attempted(ctx, task.id, name) ? outcomeOf(ctx, task.id, name) : null,
+            approved: verdict?.patches[name]?.approved ?? null,
+            flags: [
+              ...resolution?.patches[name]?.flags ?? [],
+              ...(blamed?.authors.has(name)
+                ? [
+                  `its tests tampered with the grading: ${
+                    firstTampering(blamed.authors.get(name)!)
+                  }`,
+                ]
+                : []),
+            ],
+          })),
         };
       }),
-      pick: { agent: pickAgent, outcome: pickOutcome, reason: verdict?.reason ?? null },
+      pick: {
+        agent: pickAgent === null ? null : agentOfName(pickAgent),
+        attempt: pickAgent,
+        outcome: pickOutcome,
+        reason: verdict?.reason ?? null,
+      },
       matrix: matrix ? matrixView(matrix, pickAgent) : null,
     };
   });
@@ -184,7 +201,8 @@ export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
     kind: t.kind,
     agent: t.agent ?? null,
     status: t.status,
-    picked: t.kind === "patch" && pick !== null && t.agent === pick,
+    // The pick names an attempt, as the tree's id does (`codex#2`; its agent is `codex`).
+    picked: t.kind === "patch" && pick !== null && t.id === pick,
   }));
   const ran = trees.flatMap((t, i) => t.status === "ok" ? [i] : []);
   const authors: MatrixView["authors"] = [];

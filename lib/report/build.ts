@@ -9,7 +9,7 @@
  * import { buildReport } from "./build.ts";
  * const report = buildReport({ project, tasks, oracles, attempts, matrices, verdicts,
  *   resolutions, agents, generatedAt: new Date().toISOString() });
- * report.agents[0].resolveRate; // { k: 2, n: 3, rate: 0.67, low: 0.21, high: 0.94 }
+ * report.agents[0].resolveRate; // { k: 2, n: 3, rate: 0.67, low: 0.21, high: 0.94, method: "wilson", ... }
  * ```
  *
  * @module
@@ -28,11 +28,14 @@ export type { ReportAgent, ReportInput } from "./_context.ts";
 export { UNSANDBOXED_WARNING } from "./_preface.ts";
 
 /**
- * Build the report: per contestant outcomes with Wilson intervals, paired comparisons, the
- * judge's picks against baselines, the merge gate, how well each author's tests separate right
+ * Build the report: per contestant outcomes with Wilson intervals (with `[run] repeats`: pass@1
+ * with an interval over tasks, pass@k and pass^k), split at each contestant's training cutoff
+ * when it has one, paired comparisons (McNemar, or a sign-flip test of per-task rates with
+ * repeats), the judge's picks against baselines, the merge gate, how well each author's tests separate right
  * fixes from wrong ones, evidence roles, how the tasks were found, and every task with its
  * compact matrix. Only scored tasks count in the numbers; an attempt that ended in an
- * infrastructure error is left out of its agent's numbers. The sandbox line comes from what the
+ * infrastructure error is left out of its agent's numbers; every attempt of an agent
+ * (`codex`, `codex#2`, ...) counts as that agent's. The sandbox line comes from what the
  * attempts recorded, not from the configuration. The result is plain JSON that `reportSchema`
  * (schema.ts) accepts.
  */
@@ -49,6 +52,7 @@ export function buildReport(input: ReportInput): Report {
       repository: input.project.repository,
       policy: input.project.policy,
     },
+    repeats: ctx.repeats,
     sandbox: sandboxUse(ctx),
     noScoredTask: noScoredTask(ctx, found),
     agents: agentRows(ctx),

@@ -8,10 +8,10 @@
  * @module
  */
 
-import { reportSubtitle, reportTitle, SECTION_LEADS } from "./_format.ts";
+import { reportSubtitle, reportTitle, sectionLead } from "./_format.ts";
 import { type TableData, textHeaders } from "./_table_data.ts";
-import { type ReportTables, reportTables } from "./_tables.ts";
-import { GATE_MARKS_NOTE, taskFacts, tasksTable } from "./_tables_tasks.ts";
+import { CUTOFF_TITLE, type ReportTables, reportTables } from "./_tables.ts";
+import { taskFacts, tasksNote, tasksTable } from "./_tables_tasks.ts";
 import { type Report, SECTION_TITLES, type SectionId } from "./types.ts";
 
 /** Escape text for Markdown (tables included): no emphasis, links, code or HTML survive. */
@@ -49,14 +49,22 @@ export function renderMarkdown(report: Report): string {
       "",
       `## ${SECTION_TITLES[id]}`,
       "",
-      `_${escapeMarkdown(SECTION_LEADS[id])}_`,
+      `_${escapeMarkdown(sectionLead(report, id))}_`,
       "",
       ...body,
     );
 
   const data = reportTables(report, "full");
-  const { outcomes, statuses, costs } = data.agents;
-  section("agents", [...mdTable(outcomes), "", ...mdTable(statuses), "", ...mdTable(costs)]);
+  const { outcomes, notes, cutoff, statuses, costs } = data.agents;
+  section("agents", [
+    ...mdTable(outcomes),
+    ...notes.flatMap((n) => ["", escapeMarkdown(n)]),
+    ...(cutoff ? ["", `### ${CUTOFF_TITLE}`, "", ...withSentences(cutoff)] : []),
+    "",
+    ...mdTable(statuses),
+    "",
+    ...mdTable(costs),
+  ]);
   section("comparisons", withSentences(data.comparisons, "- "));
   section("picking", withSentences(data.picking));
   section("mergeGate", withSentences(data.mergeGate));
@@ -93,12 +101,14 @@ function discoverySection(d: ReportTables["discovery"]): string[] {
 function tasksSection(report: Report): string[] {
   const names = report.agents.map((a) => a.name);
   const lines = mdTable(tasksTable(report, names, "full"));
-  lines.push("", GATE_MARKS_NOTE, "");
+  lines.push("", tasksNote(report), "");
   for (const task of report.tasks) {
     lines.push(
       `- **${escapeMarkdown(task.id)}** ${escapeMarkdown(task.title)}${taskLink(task.ref.url)}`,
     );
-    for (const fact of taskFacts(task)) lines.push(`  - ${escapeMarkdown(fact.text)}`);
+    for (const fact of taskFacts(task, report.repeats)) {
+      lines.push(`  - ${escapeMarkdown(fact.text)}`);
+    }
   }
   return lines;
 }

@@ -17,6 +17,7 @@ import {
   REPORT_VERSION,
   SANDBOX_MODES,
   type SandboxMode,
+  TOO_FEW_TASKS,
 } from "./types.ts";
 
 const count = z.int().nonnegative();
@@ -48,17 +49,78 @@ const statusCounts = z.object(
   >,
 );
 
+/** An agent's resolve rate (pass@1 with repeats) and its 95% interval. */
+const resolveRateSchema = z.object({
+  k: count.describe("Resolved tasks; with repeats, resolved attempts."),
+  n: count.describe("Tasks; with repeats, attempts that count."),
+  rate: rate.describe(
+    "k / n; with repeats the mean over tasks of each task's share of resolved attempts (pass@1).",
+  ),
+  low: z.number().min(0).max(1).describe("Lower bound of the 95% interval."),
+  high: z.number().min(0).max(1).describe("Upper bound of the 95% interval."),
+  method: z.enum(["wilson", "clustered", "bootstrap"]).describe(
+    "wilson: one attempt per task; with repeats a task-level bootstrap below 30 tasks, a " +
+      "clustered standard error from 30 on.",
+  ),
+  tasks: count.describe("Tasks: the unit of the interval."),
+  se: z.number().nonnegative().nullable().describe("The clustered standard error; else null."),
+  resamples: count.nullable().describe("The bootstrap's resamples; else null."),
+  seed: z.int().nullable().describe("The bootstrap's seed; else null."),
+}).meta({
+  id: "ResolveRate",
+  description: "A resolve rate (pass@1 with repeats) with its 95% interval and how it was made.",
+});
+
+/** A mean over tasks with at least k attempts (pass@k or pass^k). */
+const taskMeanSchema = z.object({
+  k: z.int().min(1),
+  rate: rate.describe("The mean over those tasks, or null when no task has k attempts."),
+  tasks: count.describe("Tasks with at least k attempts that count; the others are left out."),
+}).meta({ id: "TaskMean", description: "pass@k or pass^k: a mean over tasks." });
+
+/** An agent's figures over a set of scored tasks. */
+const figureFields = {
+  tasks: count.describe("Scored tasks attempted (an attempt that is not an infrastructure error)."),
+  scoredAttempts: count.describe(
+    "Attempts at those tasks that count: one per task unless [run] repeats.",
+  ),
+  outcomes: outcomeCounts.describe(
+    "Outcomes of those attempts; no-fix covers no patch, timeout, crash, quota and budget.",
+  ),
+  resolveRate: resolveRateSchema,
+  passAtK: taskMeanSchema.nullable().describe(
+    "With repeats: pass@K, at least one of K attempts resolves the task; else null.",
+  ),
+  passHatK: taskMeanSchema.nullable().describe(
+    "With repeats: pass^K, all K attempts resolve the task; else null.",
+  ),
+};
+
+const cutoffGroupSchema = z.object({
+  ...figureFields,
+  tooSmall: z.boolean().describe(
+    `Fewer than ${TOO_FEW_TASKS} tasks: too few to conclude anything.`,
+  ),
+}).meta({ id: "CutoffGroup", description: "An agent's figures on one side of its cutoff." });
+
+const cutoffSplitSchema = z.object({
+  cutoff: z.string().describe("The training cutoff as configured: 2025-06 or 2025-06-30."),
+  boundary: z.string().describe("The first instant after it, ISO 8601 (UTC)."),
+  before: cutoffGroupSchema.describe("Tasks fixed up to the cutoff."),
+  after: cutoffGroupSchema.describe("Tasks fixed after it: fresh to the model."),
+  undated: count.describe("Scored tasks without a readable fix date: in neither group."),
+});
+
 /** One contestant against the ground truth. */
 const agentRowSchema = z.object({
   name: z.string(),
   type: z.string(),
   model: z.string().nullable(),
   vendor: z.string(),
-  tasks: count.describe("Scored tasks attempted (an attempt that is not an infrastructure error)."),
-  outcomes: outcomeCounts.describe(
-    "Outcomes over those tasks; no-fix covers no patch, timeout, crash and quota.",
+  ...figureFields,
+  cutoff: cutoffSplitSchema.nullable().describe(
+    "Its figures split at its training cutoff; null without a cutoff.",
   ),
-  resolveRate: intervalSchema.describe("Resolved of tasks, with its 95% Wilson interval."),
   attempts: count.describe("Every attempt of the agent, scored task or not."),
   statuses: statusCounts.describe("Every attempt by how it ended."),
   medianDurationMs: z.number().nullable().describe(
@@ -74,13 +136,18 @@ const agentRowSchema = z.object({
     totalUsd: z.number().nullable(),
   }),
   perResolved: z.object({
-    costUsd: z.number().nullable().describe("Cost on scored tasks / tasks resolved."),
-    durationMs: z.number().nullable().describe("Time on scored tasks / tasks resolved."),
+    costUsd: z.number().nullable().describe(
+      "Cost of attempts at scored tasks / attempts resolved.",
+    ),
+    durationMs: z.number().nullable().describe(
+      "Time of attempts at scored tasks / attempts resolved.",
+    ),
   }),
 });
 
 /** Two contestants compared on the scored tasks both attempted (exact McNemar test). */
-const comparisonSchema = z.object({
+const mcnemarSchema = z.object({
+  test: z.literal("mcnemar").describe("One attempt per task: the exact McNemar test."),
   a: z.string(),
   b: z.string(),
   tasks: count,
@@ -91,6 +158,29 @@ const comparisonSchema = z.object({
   p: z.number().min(0).max(1),
   sentence: z.string(),
 });
+
+/** Two contestants' per-task shares of resolved attempts compared (sign-flip test). */
+const ratesComparisonSchema = z.object({
+  test: z.literal("sign-flip").describe(
+    "With repeats: a sign-flip permutation test of per-task shares of resolved attempts.",
+  ),
+  a: z.string(),
+  b: z.string(),
+  tasks: count.describe("Tasks both attempted."),
+  meanA: rate.describe("The first agent's mean share over those tasks."),
+  meanB: rate,
+  difference: z.number().min(-1).max(1).nullable().describe("meanA − meanB."),
+  se: z.number().nonnegative().nullable().describe("Paired standard error: sd(d) / sqrt(T)."),
+  higher: count.describe("Tasks where the first resolved a larger share of its attempts."),
+  lower: count.describe("Tasks where the second did."),
+  same: count,
+  p: z.number().min(0).max(1).describe("Two-sided p-value of the sign-flip test."),
+  flips: count.describe("Sign flips counted: 2^T when exact, else random ones (seeded)."),
+  exact: z.boolean(),
+  sentence: z.string(),
+});
+
+const comparisonSchema = z.union([mcnemarSchema, ratesComparisonSchema]);
 
 /** The judge's picks against simple baselines, over scored tasks. */
 const pickingSchema = z.object({
@@ -104,7 +194,9 @@ const pickingSchema = z.object({
   }),
   bestSingle: z.object({
     agents: z.array(z.string()).describe("The contestants that resolved the most (ties: all)."),
-    resolved: count,
+    resolved: z.number().nonnegative().describe(
+      "Tasks it resolved; with repeats, in expectation (sum of per-task shares).",
+    ),
     rate: rate,
   }),
   random: z.object({
@@ -262,17 +354,29 @@ const taskRowSchema = z.object({
   reason: z.string().nullable().describe("Why the task is not scored."),
   failToPass: count,
   passToPass: count,
+  date: z.string().describe("When the fix was committed, ISO 8601."),
   agents: z.array(z.object({
     agent: z.string(),
     role: agentRole,
-    status: attemptStatus.nullable(),
-    durationMs: z.number().nullable(),
-    outcome: resolutionOutcome.nullable().describe("Null when not scored or not attempted."),
-    approved: z.boolean().nullable().describe("The merge gate; null without a judged patch."),
-    flags: z.array(z.string()),
+    resolved: count.nullable().describe(
+      "Attempts that resolved the task; null unless a contestant's on a scored task.",
+    ),
+    counted: count.nullable().describe("Attempts that count (not infrastructure errors)."),
+    attempts: z.array(z.object({
+      name: z.string().describe("The attempt's name in results files: codex, codex#2, ..."),
+      repeat: z.int().min(1),
+      status: attemptStatus,
+      durationMs: z.number(),
+      outcome: resolutionOutcome.nullable().describe(
+        "Null when not scored, for an examiner, or for an infrastructure error.",
+      ),
+      approved: z.boolean().nullable().describe("The merge gate; null without a judged patch."),
+      flags: z.array(z.string()),
+    })).describe("Every attempt, in repeat order; empty without one."),
   })),
   pick: z.object({
-    agent: z.string().nullable(),
+    agent: z.string().nullable().describe("The agent whose attempt the judge picked."),
+    attempt: z.string().nullable().describe("The attempt picked: codex, codex#2, ..."),
     outcome: resolutionOutcome.nullable(),
     reason: z.string().nullable(),
   }),
@@ -285,6 +389,7 @@ const reportObject = z.object({
   bugbout: z.string().describe("The bugbout version that built the report."),
   generatedAt: z.string(),
   project: z.object({ name: z.string(), repository: z.string(), policy: z.string() }),
+  repeats: z.int().min(1).describe("Attempts per agent and task ([run] repeats)."),
   sandbox: z.object({
     mode: z.enum([...SANDBOX_MODES, "mixed", "unused"] as const).describe(
       "The mode every attempt recorded; mixed for several, unused when no attempt ran.",

@@ -106,6 +106,8 @@ export interface AgentResults {
 
 /** Two agents compared over the tasks both attempted. */
 export interface PairedComparison {
+  /** The test: the exact McNemar test (one attempt per task). */
+  test: "mcnemar";
   /** The first agent. */
   a: string;
   /** The second agent. */
@@ -143,7 +145,17 @@ export function pairedComparison(a: AgentResults, b: AgentResults): PairedCompar
   }
   const tasks = both + onlyA + onlyB + neither;
   const { p } = mcnemar(onlyA, onlyB);
-  const base = { a: a.name, b: b.name, tasks, both, onlyA, onlyB, neither, p };
+  const base = {
+    test: "mcnemar" as const,
+    a: a.name,
+    b: b.name,
+    tasks,
+    both,
+    onlyA,
+    onlyB,
+    neither,
+    p,
+  };
   const ofTasks = plural(tasks, "task");
   let sentence: string;
   if (tasks === 0) {
@@ -178,7 +190,7 @@ export function median(values: readonly number[]): number | null {
 
 /** What picking an agent at random for every task would resolve, in expectation. */
 export interface RandomAgent {
-  /** Per task: the share of its agents that resolved it. */
+  /** Per task: the share of its agents that resolved it (the mean of their resolve rates). */
   perTask: Record<string, number>;
   /** Tasks with at least one agent. */
   tasks: number;
@@ -191,17 +203,19 @@ export interface RandomAgent {
 /**
  * The expected result of choosing, for each task, one of the agents that attempted it uniformly
  * at random: per task the share of those agents whose patch resolved it (an attempt without a
- * patch counts as not resolved, so pass it as false), summed over tasks. Tasks with no agent are
- * left out.
+ * patch counts as not resolved, so pass it as false), summed over tasks. With repeated attempts
+ * pass each agent's share of resolved attempts instead of a boolean: choosing an agent, then one
+ * of its attempts, at random resolves the task with the mean of those shares. Tasks with no agent
+ * are left out.
  */
 export function randomAgent(
-  tasks: Readonly<Record<string, Readonly<Record<string, boolean>>>>,
+  tasks: Readonly<Record<string, Readonly<Record<string, boolean | number>>>>,
 ): RandomAgent {
   const perTask: Record<string, number> = {};
   for (const [task, agents] of Object.entries(tasks)) {
-    const results = Object.values(agents);
+    const results = Object.values(agents).map(Number);
     if (results.length === 0) continue;
-    perTask[task] = results.filter(Boolean).length / results.length;
+    perTask[task] = results.reduce((sum, x) => sum + x, 0) / results.length;
   }
   const shares = Object.values(perTask);
   const expected = shares.reduce((sum, x) => sum + x, 0);

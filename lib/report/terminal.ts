@@ -8,11 +8,12 @@
  */
 
 import { type Palette, palette } from "../style.ts";
+import { OUTCOME_SHORT } from "./_format.ts";
 import { RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
-import { reportSubtitle, reportTitle, SECTION_LEADS } from "./_format.ts";
+import { reportSubtitle, reportTitle, sectionLead, taskOutcome } from "./_format.ts";
 import { table, type TableOptions, wrap } from "./_table.ts";
 import { type TableData, textHeaders } from "./_table_data.ts";
-import { type ReportTables, reportTables } from "./_tables.ts";
+import { CUTOFF_TITLE, type ReportTables, reportTables } from "./_tables.ts";
 import { taskFacts, tasksTable } from "./_tables_tasks.ts";
 import { type Report, SECTION_TITLES, type SectionId } from "./types.ts";
 
@@ -52,7 +53,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     out.push(
       "",
       p.bold(p.accent(SECTION_TITLES[id])),
-      ...wrap(SECTION_LEADS[id], TERMINAL_WIDTH).map(p.dim),
+      ...wrap(sectionLead(report, id), TERMINAL_WIDTH).map(p.dim),
       "",
       ...body,
     );
@@ -91,13 +92,17 @@ function outcomeStyle(p: Palette): Record<ResolutionOutcome, (s: string) => stri
 
 function agentsSection(agents: ReportTables["agents"], t: T, p: Palette): string[] {
   const style = outcomeStyle(p);
-  const { outcomes, statuses, costs } = agents;
-  // The outcome counts follow the agent and task columns.
+  const { outcomes, notes, cutoff, statuses, costs } = agents;
+  // The outcome counts are the columns headed by an outcome's short label.
+  const columns = outcomes.headers.map((h) =>
+    RESOLUTION_OUTCOMES.find((o) => OUTCOME_SHORT[o] === h)
+  );
   const outcomeColumns = (text: string, row: number, col: number) =>
-    row >= 0 && col >= 2 && col < 2 + RESOLUTION_OUTCOMES.length
-      ? style[RESOLUTION_OUTCOMES[col - 2]](text)
-      : text;
-  return [...t(outcomes, outcomeColumns), "", ...t(statuses), "", ...t(costs)];
+    row >= 0 && columns[col] ? style[columns[col]!](text) : text;
+  const lines = t(outcomes, outcomeColumns);
+  if (notes.length) lines.push("", ...notes.flatMap((n) => wrap(n, TERMINAL_WIDTH)));
+  if (cutoff) lines.push("", p.bold(CUTOFF_TITLE), "", ...withSentences(t(cutoff.table), cutoff));
+  return [...lines, "", ...t(statuses), "", ...t(costs)];
 }
 
 function discoverySection(d: ReportTables["discovery"], t: T): string[] {
@@ -123,13 +128,14 @@ function tasksSection(report: Report, t: T, p: Palette): string[] {
     // Each contestant's cell in the colour of its outcome; grey where it has none.
     lines.push(...t(tasksTable(report, names, "short"), (text, row, col) => {
       if (row < 0 || col < 2 || col >= 2 + names.length) return text;
-      const outcome = report.tasks[row].agents.find((a) => a.agent === names[col - 2])?.outcome;
-      return outcome ? style[outcome](text) : p.dim(text);
+      const entry = report.tasks[row].agents.find((a) => a.agent === names[col - 2]);
+      const outcome = entry ? taskOutcome(entry) : null;
+      return outcome === "some" ? p.warn(text) : outcome ? style[outcome](text) : p.dim(text);
     }));
   }
   for (const task of report.tasks) {
     lines.push("", ...wrap(`${task.id}: ${task.title}`, TERMINAL_WIDTH));
-    for (const fact of taskFacts(task)) {
+    for (const fact of taskFacts(task, report.repeats)) {
       const text = wrap(fact.text, TERMINAL_WIDTH, 4);
       lines.push(...(fact.kind === "not-scored" ? text.map(p.warn) : text));
     }

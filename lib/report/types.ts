@@ -12,6 +12,7 @@
 import type { AttemptStatus, Outcome, ResolutionOutcome } from "../records.ts";
 import type { AgentEvidence } from "../testbed/mod.ts";
 import type { Interval, PairedComparison, Separation } from "./stats.ts";
+import type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
 
 export {
   ATTEMPT_STATUSES,
@@ -29,9 +30,17 @@ export {
   type EvidenceRole,
 } from "../testbed/mod.ts";
 export type { Interval, PairedComparison, Separation } from "./stats.ts";
+export type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
 
-/** Version of the report's shape; bumped when a field changes incompatibly. */
-export const REPORT_VERSION = 1;
+/**
+ * Version of the report's shape; bumped when a field changes incompatibly. 2: `[run] repeats`
+ * and training cutoffs (agents' pass@k, pass^k and cutoff groups; comparisons tagged by their
+ * test; each task's agents list their attempts; the judge's pick names its attempt).
+ */
+export const REPORT_VERSION = 2;
+
+/** Fewer tasks than this in a group (before or after a cutoff): too few to conclude anything. */
+export const TOO_FEW_TASKS = 10;
 
 /**
  * Most matrix rows (tests whose outcome differs between trees) kept per task; the rest are
@@ -94,8 +103,64 @@ export interface SandboxUse {
   warning: string | null;
 }
 
-/** One contestant against the ground truth. */
-export interface AgentRow {
+/**
+ * An agent's resolve rate and its 95% interval. With one attempt per task (`method` wilson): k
+ * resolved of n tasks, rate k / n, and the Wilson score interval. With repeats: k resolved of n
+ * attempts, and rate the mean over tasks of each task's share of resolved attempts (pass@1; k / n
+ * when every task has as many attempts), with an interval that takes the task as the unit: a
+ * task-level bootstrap below 30 tasks, a clustered standard error from 30 on.
+ */
+export interface ResolveRate extends Interval {
+  /** How the interval was made. */
+  method: IntervalMethod;
+  /** Tasks: the unit of the interval. */
+  tasks: number;
+  /** The clustered standard error; null otherwise. */
+  se: number | null;
+  /** The bootstrap's resamples; null otherwise. */
+  resamples: number | null;
+  /** The bootstrap's seed; null otherwise. */
+  seed: number | null;
+}
+
+/** An agent's figures over a set of scored tasks: all of them, or one side of its cutoff. */
+export interface AgentFigures {
+  /** Scored tasks attempted (with an attempt that is not an infrastructure error). */
+  tasks: number;
+  /** Attempts at those tasks that count: one per task unless `[run] repeats`. */
+  scoredAttempts: number;
+  /** Outcomes of those attempts; no-fix covers no patch, timeout, crash, quota and budget. */
+  outcomes: Record<ResolutionOutcome, number>;
+  /** The resolve rate (pass@1 with repeats) and its 95% interval. */
+  resolveRate: ResolveRate;
+  /** With repeats: pass@K, at least one of K attempts resolves (tasks with K attempts); else null. */
+  passAtK: TaskMean | null;
+  /** With repeats: pass^K, all K attempts resolve (tasks with K attempts); else null. */
+  passHatK: TaskMean | null;
+}
+
+/** One side of an agent's training cutoff. */
+export interface CutoffGroup extends AgentFigures {
+  /** Fewer than {@linkcode TOO_FEW_TASKS} tasks: too few to conclude anything. */
+  tooSmall: boolean;
+}
+
+/** An agent's figures split at its training cutoff, by the date of each task's fix. */
+export interface CutoffSplit {
+  /** The cutoff as configured: `2025-06` or `2025-06-30`. */
+  cutoff: string;
+  /** The first instant after the cutoff (ISO 8601): a fix before it counts as before the cutoff. */
+  boundary: string;
+  /** Tasks fixed up to the cutoff: the model may have seen the fix. */
+  before: CutoffGroup;
+  /** Tasks fixed after it: fresh to the model. */
+  after: CutoffGroup;
+  /** Scored tasks whose fix date could not be read: in neither group. */
+  undated: number;
+}
+
+/** One contestant against the ground truth: every attempt of its own. */
+export interface AgentRow extends AgentFigures {
   /** The agent's name. */
   name: string;
   /** Its adapter (`codex`, `claude-code`, `command`, ...). */
@@ -104,12 +169,8 @@ export interface AgentRow {
   model: string | null;
   /** Who makes the model. */
   vendor: string;
-  /** Scored tasks attempted (an attempt that is not an infrastructure error). */
-  tasks: number;
-  /** Outcomes over those tasks; no-fix covers no patch, timeout, crash and quota. */
-  outcomes: Record<ResolutionOutcome, number>;
-  /** Resolved of tasks, with its 95% Wilson interval. */
-  resolveRate: Interval;
+  /** Its figures split at its training cutoff; null without a cutoff. */
+  cutoff: CutoffSplit | null;
   /** Every attempt of the agent, scored task or not. */
   attempts: number;
   /** Every attempt by how it ended. */
@@ -134,15 +195,18 @@ export interface AgentRow {
   };
   /** What one resolved task cost. */
   perResolved: {
-    /** Cost on scored tasks / tasks resolved. */
+    /** Cost of the attempts at scored tasks / attempts that resolved. */
     costUsd: number | null;
-    /** Time on scored tasks / tasks resolved. */
+    /** Time of the attempts at scored tasks / attempts that resolved. */
     durationMs: number | null;
   };
 }
 
-/** Two contestants compared on the scored tasks both attempted (exact McNemar test). */
-export type ComparisonRow = PairedComparison;
+/**
+ * Two contestants compared on the scored tasks both attempted: the exact McNemar test with one
+ * attempt per task, a sign-flip permutation test of per-task resolve rates with repeats.
+ */
+export type ComparisonRow = PairedComparison | RatesComparison;
 
 /** The judge's picks on scored tasks against simple baselines. */
 export interface Picking {
@@ -161,7 +225,10 @@ export interface Picking {
     /** Resolved picks of all picks made. */
     precision: Interval;
   };
-  /** The contestants that resolved the most (ties: all of them). */
+  /**
+   * The contestants that resolved the most (ties: all of them); with repeats, the most in
+   * expectation (the sum over tasks of each task's share of resolved attempts).
+   */
   bestSingle: { agents: string[]; resolved: number; rate: number | null };
   /** A contestant chosen at random for every task: tasks resolved in expectation. */
   random: { expected: number; rate: number | null };
@@ -294,6 +361,38 @@ export interface MatrixView {
   omitted: number;
 }
 
+/** One attempt at a task. */
+export interface TaskAttempt {
+  /** The attempt's name in results files: the agent's, then `name#2`, `name#3`, ... */
+  name: string;
+  /** Which of the agent's attempts: 1, 2, ... */
+  repeat: number;
+  /** How the attempt ended. */
+  status: AttemptStatus;
+  /** How long it ran. */
+  durationMs: number;
+  /** Null when the task is not scored, for an examiner, or for an infrastructure error. */
+  outcome: ResolutionOutcome | null;
+  /** The merge gate; null without a judged patch. */
+  approved: boolean | null;
+  /** Tricks noticed in the patch. */
+  flags: string[];
+}
+
+/** One agent on one task: its attempts, and how many resolved it. */
+export interface TaskAgent {
+  /** The agent's name. */
+  agent: string;
+  /** Contestants fix; examiners only write tests. */
+  role: "contestant" | "examiner";
+  /** Attempts that resolved the task; null unless a contestant's on a scored task. */
+  resolved: number | null;
+  /** Attempts that count (not infrastructure errors); null like `resolved`. */
+  counted: number | null;
+  /** Every attempt, in repeat order; empty without one. */
+  attempts: TaskAttempt[];
+}
+
 /** One task, every agent's result on it, and its matrix. */
 export interface TaskRow {
   /** The task's id (`issue-12`). */
@@ -310,22 +409,20 @@ export interface TaskRow {
   failToPass: number;
   /** Hidden pass-to-pass tests. */
   passToPass: number;
+  /** When the fix was committed (ISO 8601): the side of each agent's cutoff the task is on. */
+  date: string;
   /** Every agent (contestants, then examiners). */
-  agents: {
-    agent: string;
-    role: "contestant" | "examiner";
-    /** How the attempt ended; null without an attempt. */
-    status: AttemptStatus | null;
-    durationMs: number | null;
-    /** Null when not scored or not attempted. */
+  agents: TaskAgent[];
+  /**
+   * The judge's pick: the agent and which of its attempts (`codex#2` is codex's second; the
+   * agent's own name its first); its outcome only on scored tasks.
+   */
+  pick: {
+    agent: string | null;
+    attempt: string | null;
     outcome: ResolutionOutcome | null;
-    /** The merge gate; null without a judged patch. */
-    approved: boolean | null;
-    /** Tricks noticed in the patch. */
-    flags: string[];
-  }[];
-  /** The judge's pick; its outcome only on scored tasks. */
-  pick: { agent: string | null; outcome: ResolutionOutcome | null; reason: string | null };
+    reason: string | null;
+  };
   /** The cross-examination matrix, compact; null without one. */
   matrix: MatrixView | null;
 }
@@ -333,7 +430,7 @@ export interface TaskRow {
 /** The report: `report.json`. */
 export interface Report {
   /** {@linkcode REPORT_VERSION}. */
-  version: 1;
+  version: 2;
   /** Always "report". */
   kind: "report";
   /** The bugbout version that built the report. */
@@ -342,6 +439,8 @@ export interface Report {
   generatedAt: string;
   /** The project and the judge's policy. */
   project: { name: string; repository: string; policy: string };
+  /** Attempts per agent and task (`[run] repeats`). */
+  repeats: number;
   /** How the attempts were confined, as each recorded it; a warning when some were not. */
   sandbox: SandboxUse;
   /** Set when no task was scored, so every number is empty: why, and what to do. */

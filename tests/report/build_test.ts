@@ -91,6 +91,7 @@ Deno.test("buildReport() counts every attempt by status, scored or not", () => {
     "disk-full": 0,
     quota: 0,
     "infra-error": 0,
+    budget: 0,
   };
   deepEqual(agent("codex").statuses, { ...zero, patch: 5 });
   deepEqual(agent("claude").statuses, { ...zero, patch: 3, timeout: 1, crashed: 1 });
@@ -154,7 +155,9 @@ Deno.test("buildReport() counts a task once its resolution is scored", () => {
 
 Deno.test("buildReport() compares every two contestants on the tasks both attempted", () => {
   deepEqual(
-    report.comparisons.map((c) => [c.a, c.b, c.tasks, c.both, c.onlyA, c.onlyB, c.neither]),
+    report.comparisons.map((c) =>
+      c.test === "mcnemar" ? [c.a, c.b, c.tasks, c.both, c.onlyA, c.onlyB, c.neither] : []
+    ),
     [
       ["codex", "claude", 3, 1, 1, 1, 0],
       ["codex", "cheater", 3, 0, 2, 0, 1],
@@ -292,18 +295,28 @@ Deno.test("buildReport() lists every task with outcomes, the pick and a compact 
     ["issue-15", false],
   ]);
   const [t11, t12, , t14] = report.tasks;
-  deepEqual(t11.agents.map((a) => [a.agent, a.status, a.outcome, a.approved]), [
-    ["codex", "patch", "resolved", true],
-    ["claude", "patch", "broke-tests", false],
-    ["cheater", "patch", "wrong-fix", false],
-    ["gemini", "patch", null, null],
-  ]);
-  deepEqual(t11.agents[2].flags, ["edits conftest.py"]);
+  const first = (a: (typeof t11.agents)[number]) => a.attempts[0];
+  deepEqual(
+    t11.agents.map((a) => [a.agent, first(a).status, first(a).outcome, first(a).approved]),
+    [
+      ["codex", "patch", "resolved", true],
+      ["claude", "patch", "broke-tests", false],
+      ["cheater", "patch", "wrong-fix", false],
+      ["gemini", "patch", null, null],
+    ],
+  );
+  // One attempt each: resolved of counted, for contestants only.
+  deepEqual(t11.agents.map((a) => [a.resolved, a.counted]), [[1, 1], [0, 1], [0, 1], [
+    null,
+    null,
+  ]]);
+  deepEqual(first(t11.agents[2]).flags, ["edits conftest.py"]);
   deepEqual([t11.failToPass, t11.passToPass], [2, 3]);
-  deepEqual([t12.pick.agent, t12.pick.outcome], ["codex", "wrong-fix"]);
-  equal(t12.agents[2].status, "quota");
+  deepEqual([t12.pick.agent, t12.pick.attempt, t12.pick.outcome], ["codex", "codex", "wrong-fix"]);
+  equal(first(t12.agents[2]).status, "quota");
   // Not scored: no outcome, the judge's pick without one.
-  deepEqual(t14.agents.map((a) => a.outcome), [null, null, null, null]);
+  deepEqual(t14.agents.map((a) => first(a)?.outcome ?? null), [null, null, null, null]);
+  deepEqual(t14.agents.map((a) => a.counted), [null, null, null, null]);
   deepEqual([t14.pick.agent, t14.pick.outcome], ["codex", null]);
   ok(t14.reason?.includes("unscorable"));
 
@@ -479,7 +492,18 @@ Deno.test("buildReport() builds a valid report of a bout with nothing in it", ()
     resolutions: {},
   });
   reportSchema.parse(empty);
-  deepEqual(empty.agents[0].resolveRate, { k: 0, n: 0, rate: null, low: 0, high: 1 });
+  deepEqual(empty.agents[0].resolveRate, {
+    k: 0,
+    n: 0,
+    rate: null,
+    low: 0,
+    high: 1,
+    method: "wilson",
+    tasks: 0,
+    se: null,
+    resamples: null,
+    seed: null,
+  });
   deepEqual(empty.picking.bestSingle, {
     agents: ["codex", "claude", "cheater"],
     resolved: 0,

@@ -21,6 +21,7 @@ import { Chromium } from "./_chromium.ts";
 import { generatedInput } from "./_generated.ts";
 import { overflows } from "./_layout.ts";
 import { fixtureInput } from "./fixture.ts";
+import { repeatsInput } from "./fixture_repeats.ts";
 
 const chromium = await which("chromium");
 if (!chromium) {
@@ -44,6 +45,8 @@ const PAGES: Record<string, () => Report> = {
   fixture: () => buildReport(fixtureInput()),
   "eight-agents": () => buildReport(generatedInput({ tasks: 6 })),
   "judge-at-zero": judgeResolvedNothing,
+  // Repeats and a training cutoff: more columns, two-line chart labels, the cutoff chart.
+  repeats: () => buildReport(repeatsInput()),
 };
 
 const WIDTHS = [1400, 800];

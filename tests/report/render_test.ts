@@ -85,7 +85,13 @@ Deno.test("renderTerminal() shows the report's numbers", () => {
 Deno.test("every renderer prints the report's numbers instead of recomputing them", () => {
   const r = structuredClone(report);
   r.agents[0].outcomes.resolved = 77;
-  r.agents[0].resolveRate = { k: 77, n: 3, rate: 0.123, low: 0.045, high: 0.678 };
+  r.agents[0].resolveRate = {
+    ...r.agents[0].resolveRate,
+    k: 77,
+    rate: 0.123,
+    low: 0.045,
+    high: 0.678,
+  };
   r.picking.random.expected = 9.87;
   r.mergeGate.overall.wrongStopped = 42;
   for (const text of [renderTerminal(r, { color: false }), renderMarkdown(r), renderHtml(r)]) {

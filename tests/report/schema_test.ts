@@ -40,7 +40,7 @@ Deno.test("docs/report.schema.json rejects a report that breaks it", () => {
   report.kind = "verdicts";
   delete report.agents[0].resolveRate.low;
   report.agents[1].outcomes.resolved = -1;
-  report.tasks[0].agents[0].outcome = "fixed-ish";
+  report.tasks[0].agents[0].attempts[0].outcome = "fixed-ish";
   report.picking.judge.rate.rate = 1.5;
   report.sandbox.extra = true;
   const errors = validate(schema, report);
@@ -49,7 +49,7 @@ Deno.test("docs/report.schema.json rejects a report that breaks it", () => {
       "$.kind",
       "$.agents[0].resolveRate: missing low",
       "$.agents[1].outcomes.resolved",
-      "$.tasks[0].agents[0].outcome",
+      "$.tasks[0].agents[0].attempts[0].outcome",
       "$.picking.judge.rate.rate",
       "$.sandbox: unexpected extra",
     ]

@@ -94,6 +94,7 @@ Deno.test("pairedComparison() counts the four cells and says the difference coul
   assert.deepEqual(
     { ...result, sentence: undefined },
     {
+      test: "mcnemar",
       a: "codex",
       b: "claude",
       tasks: 12,

@@ -122,7 +122,8 @@ Deno.test("the full voice marks the merge gate's decision in the tasks table; th
   deepEqual(full.headers, ["Task", "Title", "codex", "claude", "cheater", "Judge's pick"]);
   deepEqual(short.headers, ["task", "title", "codex", "claude", "cheater", "judge's pick"]);
   const issue11 = report.tasks.findIndex((t) => t.id === "issue-11");
-  const approved = report.tasks[issue11].agents.find((a) => a.agent === "codex")!.approved;
+  const approved = report.tasks[issue11].agents.find((a) => a.agent === "codex")!.attempts[0]
+    .approved;
   equal(approved, true);
   ok(full.rows[issue11][2].endsWith(" ✓"));
   ok(!short.rows[issue11][2].includes("✓"));
@@ -133,10 +134,10 @@ Deno.test("taskFacts() says why a task was not scored first, and names every fla
   for (const task of report.tasks) {
     const facts = taskFacts(task);
     equal(facts[0]?.kind === "not-scored", !task.scored, task.id);
-    const flagged = task.agents.filter((a) => a.flags.length > 0);
+    const flagged = task.agents.filter((a) => a.attempts[0]?.flags.length);
     deepEqual(
       facts.filter((f) => f.kind === "flags").map((f) => f.text),
-      flagged.map((a) => `${a.agent}'s patch: ${a.flags.join(", ")}`),
+      flagged.map((a) => `${a.agent}'s patch: ${a.attempts[0].flags.join(", ")}`),
     );
   }
   const terminal = renderTerminal(report, { color: false });
