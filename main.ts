@@ -48,12 +48,16 @@ export {
   type BoutAgents,
   type BoutEvent,
   type BoutRunOptions,
+  type ShardRun,
+  type ShardRunOptions,
   type Stage,
   STAGES,
 } from "./lib/bout.ts";
+export { parseShard, type Shard } from "./lib/shard/mod.ts";
 export {
   type AgentEntry,
   ASSIGNMENTS,
+  type Budget,
   type Config,
   guessVendor,
   loadConfig,
@@ -110,7 +114,7 @@ export { ResultsDir } from "./lib/store.ts";
 export { VERSION } from "./lib/version.ts";
 export { runCli } from "./lib/cli/main.ts";
 export type { Io } from "./lib/cli/io.ts";
-export type { RaceProgress } from "./lib/race/mod.ts";
+export type { RaceProgress, RaceSummary } from "./lib/race/mod.ts";
 export type { TaskProgress } from "./lib/testbed/mod.ts";
 export {
   ATTEMPT_STATUSES,

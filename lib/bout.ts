@@ -19,17 +19,24 @@ import type { AgentEntry, Config } from "./config.ts";
 import { BugboutError } from "./errors.ts";
 import { examineAll, readMatrices } from "./examine/mod.ts";
 import { judgeAll, readVerdicts } from "./judge/mod.ts";
-import { mineAll, readTasks } from "./mine/mod.ts";
+import { mineAll, readTasks, TASKS_FILE } from "./mine/mod.ts";
 import { oracleAll, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
 import { testEnvFor } from "./python/mod.ts";
-import { loadTaskAttempts, raceAll, type RaceProgress } from "./race/mod.ts";
+import {
+  loadTaskAttempts,
+  raceAll,
+  type RaceProgress,
+  racersFromConfig,
+  type RaceSummary,
+} from "./race/mod.ts";
 import type { Attempt, Task, TasksFile } from "./records.ts";
 import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
 import type { TaskProgress } from "./testbed/mod.ts";
+import { prepareShard, type Shard, shardLabel } from "./shard/mod.ts";
 
 /** The stages of a bout, in order. */
 export const STAGES = ["mine", "oracle", "race", "examine", "judge", "score", "report"] as const;
@@ -60,6 +67,45 @@ export interface BoutRunOptions {
   signal?: AbortSignal;
   /** Progress. */
   onEvent?: (event: BoutEvent) => void;
+}
+
+/** Options of {@linkcode Bout.runShard}. */
+export interface ShardRunOptions {
+  /** Run quota and infrastructure failures again. */
+  retryFailed?: boolean;
+  /** Ctrl-C: stop starting work, keep everything finished. */
+  signal?: AbortSignal;
+  /** Progress. */
+  onEvent?: (event: BoutEvent) => void;
+}
+
+/** What {@linkcode Bout.runShard} did. */
+export interface ShardRun {
+  /** The share raced. */
+  shard: Shard;
+  /** Attempts in the share, and in the whole race. */
+  attempts: { share: number; race: number };
+  /** The share's expected cost, milliseconds (see `attemptCostMs`). */
+  costMs: number;
+  /** What the race did. */
+  race: RaceSummary;
+  /** Where the shard's results are (the project's `.bugbout/`, with its `shard.json`). */
+  results: string;
+  /** One line for a person. */
+  summary: string;
+}
+
+/** Run one stage's work, telling `emit` when it starts and ends and what it did. */
+async function timedStage<T>(
+  emit: (event: BoutEvent) => void,
+  name: Stage,
+  work: () => Promise<[T, string]>,
+): Promise<T> {
+  emit({ kind: "stage-start", stage: name });
+  const started = performance.now();
+  const [value, summary] = await work();
+  emit({ kind: "stage-end", stage: name, summary, ms: performance.now() - started });
+  return value;
 }
 
 /** Agents given in code instead of `bugbout.toml`. */
@@ -209,6 +255,66 @@ export class Bout {
     return await this.#report(stage, mined);
   }
 
+  /**
+   * Race share `shard` of the bout's attempts and stop: no cross-examination, judging or scoring,
+   * which run once on the merged results (`bugbout merge`, then `run --no-race`). The tasks and
+   * their ground truth are those a prep run (`run --tasks-only`) left in `.bugbout/`, read as they
+   * are so that every shard splits the same race; `shard.json` records the share. Running it
+   * again carries on where it stopped.
+   */
+  async runShard(shard: Shard, options: ShardRunOptions = {}): Promise<ShardRun> {
+    const project = this.project;
+    if (project.config.contestants.length === 0) {
+      throw new BugboutError(
+        `${project.config.file} names no [[contestants]]: nothing would race.`,
+      );
+    }
+    const emit = options.onEvent ?? (() => {});
+    const signal = options.signal;
+    await project.results.ensure();
+    await using _lock = await project.results.lock();
+    const racers = racersFromConfig(project);
+    const prepared = await timedStage(emit, "mine", async () => {
+      const prepared = await prepareShard(project, shard, racers);
+      const share = prepared.plan.shards[shard.index - 1];
+      const all = prepared.plan.shards.reduce((n, s) => n + s.units.length, 0);
+      return [
+        prepared,
+        `shard ${shardLabel(shard)}: ${share.units.length} of ${all} attempt(s) on ` +
+        `${prepared.tasks.tasks.length} task(s) from ${project.results.display(TASKS_FILE)} ` +
+        "(the prep run's tasks and ground truth, not computed again)",
+      ];
+    });
+    const sandbox = await this.#sandboxFor();
+    const env = await testEnvFor(project, signal);
+    const race = await timedStage(emit, "race", async () => {
+      const result = await raceAll(project, prepared.tasks.tasks, {
+        signal,
+        sandbox,
+        env,
+        racers,
+        retryFailed: options.retryFailed,
+        only: (task, name) => prepared.owns(task.id, name),
+        onProgress: (event) => emit({ kind: "race", event }),
+        onWarning: (text) => emit({ kind: "note", text }),
+      });
+      for (const failure of result.failures) emit({ kind: "note", text: failure });
+      return [result, result.summary];
+    });
+    const share = prepared.plan.shards[shard.index - 1];
+    return {
+      shard,
+      attempts: {
+        share: share.units.length,
+        race: prepared.plan.shards.reduce((n, s) => n + s.units.length, 0),
+      },
+      costMs: share.costMs,
+      race,
+      results: project.results.path,
+      summary: `shard ${shardLabel(shard)}: ${race.summary}`,
+    };
+  }
+
   #select(file: TasksFile, only?: string[]): Task[] {
     if (!only?.length) return file.tasks;
     const known = new Set(file.tasks.map((t) => t.id));
@@ -260,6 +366,7 @@ export class Bout {
       model: a.model,
       vendor: a.vendor,
       role: a.role,
+      cutoff: a.cutoff,
     }));
     return buildReport({
       project: {
@@ -276,6 +383,7 @@ export class Bout {
       verdicts,
       resolutions,
       agents,
+      repeats: project.config.run.repeats,
       generatedAt: new Date().toISOString(),
     });
   }

@@ -64,7 +64,9 @@ const tasksSchema = z.strictObject({
 
 /** What an agent may spend in all (`[run.budget]`): dollars, tokens, or both. */
 export interface Budget {
+  /** Dollars, counted from the costs the attempts report. */
   usd?: number;
+  /** Tokens, counted from the usage the attempts report. */
   tokens?: number;
 }
 

@@ -218,6 +218,18 @@ export const tokensSchema = z.object({
   total: z.number().optional(),
 });
 
+/**
+ * The tokens an attempt spent: the agent's own total, else input + output (cached input and
+ * reasoning are parts of those, never added again); undefined when it reported neither.
+ */
+export function tokensOf(attempt: { tokens?: z.infer<typeof tokensSchema> }): number | undefined {
+  const t = attempt.tokens;
+  if (!t) return undefined;
+  if (t.total !== undefined) return t.total;
+  if (t.input === undefined && t.output === undefined) return undefined;
+  return (t.input ?? 0) + (t.output ?? 0);
+}
+
 /** One agent's attempt at one task. The patches sit beside it as `.source.patch`/`.tests.patch`. */
 export const attemptSchema = z.object({
   version: z.literal(RESULTS_VERSION),
@@ -489,6 +501,42 @@ export const resolutionsFileSchema = z.object({
   kind: z.literal("resolutions"),
   resolutions: z.record(z.string(), resolutionSchema),
 });
+
+// ---------------------------------------------------------------------------------------------
+// shard.json (written by `bugbout run --shard K/N`, read by `bugbout merge`)
+
+/** One attempt of a shard's share of the race. */
+export const shardUnitSchema = z.object({
+  task: z.string(),
+  /** The attempt's name (`codex`, `codex#2`, ...). */
+  attempt: z.string(),
+  /** The inputs key the attempt is saved under when it is finished (see `attemptKey`). */
+  inputsKey: z.string(),
+  /** Its expected cost, milliseconds: what the split balances. */
+  costMs: z.number().nonnegative(),
+});
+
+/** `shard.json`: which share of which race a results directory holds, and what it was made from. */
+export const shardManifestSchema = z.object({
+  version: z.literal(RESULTS_VERSION),
+  kind: z.literal("shard"),
+  /** The bugbout version that ran the shard. */
+  bugbout: z.string(),
+  /** Share `index` (1-based) of `count`. */
+  shard: z.object({ index: z.int().positive(), count: z.int().positive() }),
+  /** Hash of tasks.json's tasks. */
+  tasks: z.string(),
+  /** Hash of what the split read from oracles.json (each task's status and test time). */
+  groundTruth: z.string(),
+  /** Every setting that shapes the race, by name: its value, or a hash where it may be secret. */
+  settings: z.record(z.string(), z.string()),
+  /** Hash of the whole split (every attempt's shard): equal in every shard of one race. */
+  plan: z.string(),
+  /** This shard's attempts. */
+  units: z.array(shardUnitSchema),
+});
+/** `shard.json`. */
+export type ShardManifest = z.infer<typeof shardManifestSchema>;
 
 /** The author name of the repository's own suite, in matrices. */
 export const REPOSITORY = "repository";

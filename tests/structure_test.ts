@@ -23,7 +23,7 @@ const FLOORS: [string, RegExp][] = [
   ],
   ["python", /^lib\/python\//],
   ["testbed", /^lib\/testbed\//],
-  ["stages", /^(lib\/(mine|oracle|race|examine|judge|score|evidence|report)\/|judge\/)/],
+  ["stages", /^(lib\/(mine|oracle|race|shard|examine|judge|score|evidence|report)\/|judge\/)/],
   ["pipeline", /^lib\/(bout|init|doctor)\.ts$|^lib\/demo\//],
   ["cli", /^lib\/cli\/|^main\.ts$/],
 ];
@@ -35,6 +35,7 @@ const FRONT_DOORS = [
   "lib/mine",
   "lib/oracle",
   "lib/race",
+  "lib/shard",
   "lib/examine",
   "lib/judge",
   "lib/score",

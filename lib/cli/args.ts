@@ -99,7 +99,9 @@ export function parseInvocation(argv: readonly string[]): CliInvocation {
   }
   const positionals = parsed.positionals;
   const spec: CommandSpec = COMMANDS[command];
-  const allowed = spec.positionals?.length ?? 0;
+  const allowed = spec.positionals?.at(-1)?.endsWith("...")
+    ? Infinity
+    : spec.positionals?.length ?? 0;
   if (positionals.length > allowed) {
     throw new UsageError(
       `unexpected argument ${JSON.stringify(positionals[allowed])} for ${command}`,

@@ -32,7 +32,7 @@ export interface CommandSpec {
   description: string;
   /** Flags besides the global ones. */
   flags: Record<string, FlagSpec>;
-  /** Positional arguments allowed (names for help); none when empty. */
+  /** Positional arguments allowed (names for help); none when empty; a last `NAME...`: any number. */
   positionals?: string[];
 }
 
@@ -95,11 +95,15 @@ export const COMMANDS = {
   },
   run: {
     summary: "run a bout: mine, ground truth, race, cross-examine, judge, score, report",
-    usage: "[--task ID]... [--tasks-only] [--no-race] [--retry-failed] [--quiet]",
+    usage: "[--task ID]... [--tasks-only] [--no-race] [--retry-failed] [--shard K/N] [--quiet]",
     description:
       "Runs every stage, carrying on from whatever is already in .bugbout/: finished work is never\n" +
       "done twice, an agent added to bugbout.toml later runs alone, and Ctrl-C keeps everything\n" +
-      "that had finished.",
+      "that had finished.\n\n" +
+      "With --shard K/N it races only share K of N of the attempts (the same split on every\n" +
+      "machine, balanced by expected cost) on the tasks and ground truth that a prep run\n" +
+      "(`bugbout run --tasks-only`) left in .bugbout/, and stops: merge the shards' .bugbout/\n" +
+      "directories with `bugbout merge`, then finish with `bugbout run --no-race`.",
     flags: {
       task: { type: "string", multiple: true, value: "ID", help: "only this task (repeatable)" },
       "tasks-only": { type: "boolean", help: "stop after mining and ground truth" },
@@ -111,8 +115,30 @@ export const COMMANDS = {
         type: "boolean",
         help: "run attempts that ended on a quota or an infrastructure error again",
       },
+      shard: {
+        type: "string",
+        value: "K/N",
+        help: "race only share K of N of the attempts, then stop (see `bugbout merge`)",
+      },
       quiet: { type: "boolean", short: "q", help: "print no progress, only the report" },
     },
+  },
+  merge: {
+    summary: "combine the results of `bugbout run --shard K/N` runs into this project's .bugbout/",
+    usage: "[--partial] DIR...",
+    description:
+      "Checks that the shards' results directories (each a .bugbout/ a shard wrote, or the\n" +
+      "directory holding it) come from one race — the same bugbout, tasks, settings and split, and\n" +
+      "the same as this project's — that every shard is there and finished, and that no two copies\n" +
+      "of an attempt disagree; then copies their attempts into .bugbout/. Nothing is written when a\n" +
+      "check fails. Finish the bout with `bugbout run --no-race`.",
+    flags: {
+      partial: {
+        type: "boolean",
+        help: "merge even when shards are missing or unfinished (`bugbout run` races the rest)",
+      },
+    },
+    positionals: ["DIR..."],
   },
   report: {
     summary: "render the report of the last bout again",

@@ -30,6 +30,8 @@ async function load(invocation: CommandInvocation): Promise<Bound> {
       return bind((await import("./tasks.ts")).tasksCommand, invocation);
     case "run":
       return bind((await import("./run.ts")).runCommand, invocation);
+    case "merge":
+      return bind((await import("./merge.ts")).mergeCommand, invocation);
     case "report":
       return bind((await import("./report.ts")).reportCommand, invocation);
     case "evidence":

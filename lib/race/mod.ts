@@ -31,7 +31,7 @@ import { runAttempt, saveUnstarted, sweepAttempts } from "./attempt.ts";
 import { Spending } from "./budget.ts";
 import { runLanes } from "./lanes.ts";
 
-export { loadTaskAttempts } from "./attempts.ts";
+export { attemptPaths, loadAttempt, loadTaskAttempts } from "./attempts.ts";
 
 /** Bumped when the prompt or the working copy changes in a way that makes old attempts stale. */
 const RACE_FORMAT = 1;

@@ -14,6 +14,7 @@ const runFlagsAreTyped: Exact<FlagsOf<"run">, {
   "tasks-only": boolean;
   "no-race": boolean;
   "retry-failed": boolean;
+  shard?: string;
   quiet: boolean;
   config?: string;
   "no-color": boolean;
