@@ -171,6 +171,52 @@ function killTree(child: Deno.ChildProcess, group: boolean) {
   }
 }
 
+/** Send `signal` to `pid`; false when it is gone. */
+function signalPid(pid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(pid, signal);
+    return true;
+  } catch {
+    return false; // gone, or not ours to signal
+  }
+}
+
+/** The pids `pid`'s threads started, from Linux's /proc (none elsewhere, or once it is gone). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const text = Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/children`);
+      for (const word of text.split(/\s+/)) if (word) found.push(Number(word));
+    }
+  } catch {
+    // not Linux, or the process is gone: nothing to walk
+  }
+  return found;
+}
+
+/**
+ * Stop every descendant of a running `pid`, whichever group or session it moved to, then kill
+ * them. A process that left the group before it could bind its fate to its parent (bwrap's child
+ * does `setsid` and only then asks to die with bwrap) is out of reach of a group kill once its
+ * parent is dead, so the tree is walked while the parent still holds it; each one is stopped first
+ * so that none can start another between the walk and the kill.
+ */
+function killDescendants(pid: number) {
+  const seen = new Set<number>();
+  let frontier = childrenOf(pid);
+  while (frontier.length) {
+    const next: number[] = [];
+    for (const p of frontier) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      if (signalPid(p, "SIGSTOP")) next.push(...childrenOf(p));
+    }
+    frontier = next;
+  }
+  for (const p of seen) signalPid(p, "SIGKILL");
+}
+
 /**
  * Run `argv` to completion and capture its output.
  *
@@ -202,15 +248,21 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
   options.onSpawn?.(child.pid);
   let timedOut = false;
   let aborted = false;
+  // Walked only while the child is unreaped, so that its pid cannot be another process's.
+  let exited = false;
+  const stopAll = () => {
+    if (group && !exited) killDescendants(child.pid);
+    killTree(child, group);
+  };
   const timer = options.timeoutMs !== undefined
     ? setTimeout(() => {
       timedOut = true;
-      killTree(child, group);
+      stopAll();
     }, options.timeoutMs)
     : undefined;
   const onAbort = () => {
     aborted = true;
-    killTree(child, group);
+    stopAll();
   };
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -236,7 +288,7 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     const [outCut, errCut, status] = await Promise.all([
       drain(child.stdout, outTail, options.stdoutLog),
       drain(child.stderr, errTail, options.stderrLog),
-      child.status,
+      child.status.finally(() => exited = true),
       writing,
     ]);
     const result: ProcResult = {

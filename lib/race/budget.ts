@@ -11,17 +11,7 @@
  */
 
 import type { Budget } from "../config.ts";
-import type { Attempt } from "../records.ts";
-
-/** The tokens an attempt reported: its total, or the sum of its parts. */
-export function tokensOf(attempt: Pick<Attempt, "tokens">): number | undefined {
-  const t = attempt.tokens;
-  if (!t) return undefined;
-  if (t.total !== undefined) return t.total;
-  const parts = [t.input, t.cachedInput, t.cacheWrite, t.output, t.reasoning]
-    .filter((n) => n !== undefined);
-  return parts.length ? parts.reduce((a, b) => a + b, 0) : undefined;
-}
+import { type Attempt, tokensOf } from "../records.ts";
 
 /** What each agent has spent so far, against its budget. */
 export class Spending {

@@ -21,7 +21,7 @@ Deno.test("an agent whose budget is spent starts no more attempts, and a raised 
   const priced = await script(world.agents, "priced.sh", PRICED_SH);
   const agents = [{ name: "priced", command: ["sh", priced, fixer, "{logdir}"] }];
   const budgeted = (budget: string) =>
-    projectWith(world, agents, { timeout: 60, repeats: 3 }).then(async (project) => {
+    projectWith(world, agents, { timeout: 60, repeats: 3 }).then(async () => {
       // The world writes [run]; the budget goes in a table of its own after the agents.
       const file = `${world.root}/bugbout.toml`;
       await Deno.writeTextFile(file, `\n[run.budget]\npriced = "${budget}"\n`, { append: true });
