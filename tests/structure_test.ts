@@ -21,7 +21,7 @@ const FLOORS: [string, RegExp][] = [
     "programs",
     /^(lib\/(proc|self|git|checkout|config|config_explain|layout|project)\.ts|lib\/sandbox\/|adapters\/)/,
   ],
-  ["python", /^lib\/python\//],
+  ["python", /^lib\/(python|runner|go|node)\//],
   ["testbed", /^lib\/testbed\//],
   ["stages", /^(lib\/(mine|oracle|race|shard|examine|judge|score|evidence|report)\/|judge\/)/],
   ["pipeline", /^lib\/(bout|init|doctor)\.ts$|^lib\/demo\//],

@@ -1,0 +1,151 @@
+/**
+ * The test-runner interface: what every stage needs from a language's test runner, so that mining,
+ * ground truth, the race, cross-examination, judging, scoring and evidence work the same for
+ * Python/pytest, Go (`go test`) and TypeScript/JavaScript (vitest, jest, `node --test`).
+ *
+ * A runner is pure knowledge of one ecosystem plus the few programs it drives: it never decides a
+ * verdict. Test ids are strings whose file part {@linkcode TestRunner.fileOf} gives back:
+ * pytest `tests/test_a.py::TestK::test_m`, Go `pkg/path/TestName/subtest` (the package directory
+ * relative to the module root, `.` at the root), JS `test/a.test.ts > describe > test name`.
+ *
+ * @module
+ */
+
+import type { GuardEvent } from "../python/mod.ts";
+import type { Outcome, RunStatus } from "../records.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+
+/** The languages bugbout serves. */
+export const LANGUAGES = ["python", "go", "node"] as const;
+/** A language bugbout serves (`node`: TypeScript and JavaScript). */
+export type Language = typeof LANGUAGES[number];
+
+/** The tests one change added or changed in one test file. */
+export type FileTests =
+  | {
+    /** Every test id of the file after the change, in source order. */
+    tests: string[];
+    /** Those the change added or changed. */
+    changed: string[];
+    /**
+     * Set when static reading could not name every test (a computed name, a loop of cases):
+     * running the file decides, and this says why.
+     */
+    unsure?: string;
+  }
+  | {
+    /** Why the file after the change cannot be read. */
+    error: string;
+  };
+
+/** A test environment, prepared once per dependency set before any sandbox closes the network. */
+export interface RunnerEnv {
+  /** What the environment was made from (the lockfile's or `go.sum`'s hash): its cache key. */
+  key: string;
+  /** Host paths the tests must be able to read inside the sandbox (toolchain, caches). */
+  readable: string[];
+  /** Environment variables every test command gets (GOFLAGS, NODE_PATH, ...). */
+  env: Record<string, string>;
+  /** One line for a person: what was found and used ("go1.26.0, 14 modules", "npm, vitest 3.2"). */
+  describe: string;
+}
+
+/** One group of tests run in a process of its own (one author's each). */
+export interface RunnerGroupRun {
+  /** `ok`, `timeout`, `out-of-memory`, `infra-error` or `tampered`. */
+  status: RunStatus;
+  /** The group's run ended and reported so: its outcomes are whole. */
+  complete: boolean;
+  /** Outcome of every test by id; a file that failed to load or compile appears as its path. */
+  outcomes: Record<string, Outcome>;
+  /** Duration of every test that ran, in milliseconds. */
+  durations: Record<string, number>;
+  /** The failure's first line, for tests that failed or errored. */
+  failures?: Record<string, string>;
+  /** Why the group is not plainly `ok`, in words. */
+  message?: string;
+  /** What the code under test did to the grading (the reason for `tampered`). */
+  tamper: GuardEvent[];
+  /** Things worth a look that are not tampering by themselves. */
+  suspect: GuardEvent[];
+}
+
+/** Options of {@linkcode TestRunner.run}. */
+export interface RunnerRunOptions {
+  /** The sandbox every test command runs in (network closed). */
+  sandbox: Sandbox;
+  /** From {@linkcode TestRunner.prepare}. */
+  env: RunnerEnv;
+  /** The tree to test (a private copy: tests may write into it). */
+  tree: string;
+  /** Groups of test ids or test files, each run in a process of its own. */
+  groups: readonly (readonly string[])[];
+  /** Keep the passes of a run cut short (only for the maintainers' trusted tests). */
+  trustPartial?: boolean;
+  /** `[project] env`. */
+  extraEnv?: Record<string, string>;
+  /** Wall-clock limit of each group, in milliseconds. */
+  timeoutMs: number;
+  /** Address-space cap, in MiB. */
+  memoryMb?: number;
+  /** Host paths that must stay unreadable (the repository, `BUGBOUT_HOME`, results). */
+  deny?: readonly string[];
+  /** Where to make the run's own scratch directory (reports, channels). */
+  scratch?: string;
+  /** Stop; `run` then throws `InterruptedError`. */
+  signal?: AbortSignal;
+}
+
+/** What one run of groups on a tree did. */
+export interface RunnerRun extends Omit<RunnerGroupRun, "complete"> {
+  /** Wall-clock duration of the whole run in milliseconds. */
+  durationMs: number;
+  /** Every group, in the order given. */
+  groups: RunnerGroupRun[];
+}
+
+/** One language's test runner, as every stage uses it. */
+export interface TestRunner {
+  /** The language. */
+  readonly language: Language;
+  /** The runner, as a person knows it: `pytest`, `go test`, `vitest`, `jest`, `node --test`. */
+  readonly name: string;
+  /** Whether `path` (relative to the tree, `/`-separated) is test code: hidden from agents at B. */
+  isTestFile(path: string): boolean;
+  /**
+   * Whether `path` decides which tests run or how they report (runner configs, setup files,
+   * `go.mod`, `package.json`'s test script and runner sections, ...): never applied from an
+   * agent's patch, and a patch that touches it is flagged.
+   */
+  isConfig(path: string): boolean;
+  /** The file a test id belongs to (`pkg/TestX/case` → the package directory for Go). */
+  fileOf(id: string): string;
+  /**
+   * The tests a change added or changed in one test file, read statically (`before` is null for a
+   * new file).
+   */
+  changedTests(path: string, before: string | null, after: string): FileTests;
+  /**
+   * Where an author's copy of a test file goes when it is installed beside the project's own for
+   * cross-examination, so that both run and neither hides the other; ids of its tests are those
+   * of the original with the file part replaced.
+   */
+  besidePath(path: string, author: string): string;
+  /**
+   * Prepare the test environment of `tree` (cached by its dependency files' hash under `cache`),
+   * with the network open. Throws a `BugboutError` that says what to install or fix.
+   */
+  prepare(tree: string, cache: string, signal?: AbortSignal): Promise<RunnerEnv>;
+  /** Run groups of tests on a tree in the sandbox; never throws for what the tree does. */
+  run(options: RunnerRunOptions): Promise<RunnerRun>;
+}
+
+/** What {@linkcode detectRunner} found in a tree. */
+export interface Detected {
+  /** The language. */
+  language: Language;
+  /** The runner's name. */
+  runner: string;
+  /** What it was told by, in words ("go.mod", "package.json devDependencies: vitest"). */
+  evidence: string;
+}
