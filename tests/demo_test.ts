@@ -1,7 +1,50 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { resolutionsFileSchema } from "../lib/records.ts";
-import { runBugbout, tempDir } from "./_helpers.ts";
+import { assertGolden, runBugbout, tempDir } from "./_helpers.ts";
+
+/**
+ * What a bout concluded, without what may differ between two runs of the same bout (keys, times,
+ * run logs, reuse counts): each task's ground truth, cross-examination matrix, verdict and
+ * resolution, as canonical JSON.
+ */
+async function conclusions(results: string): Promise<string> {
+  const json = async (path: string) => JSON.parse(await Deno.readTextFile(join(results, path)));
+  const only = (value: Record<string, unknown>, keys: string[]) =>
+    Object.fromEntries(keys.map((k) => [k, value[k]]));
+  const byTask = (record: Record<string, Record<string, unknown>>, keys: string[]) =>
+    Object.fromEntries(Object.keys(record).sort().map((id) => [id, only(record[id], keys)]));
+  const matrices: Record<string, unknown> = {};
+  for (
+    const entry of [...Deno.readDirSync(join(results, "matrices"))].sort((a, b) =>
+      a.name < b.name ? -1 : 1
+    )
+  ) {
+    const m = await json(join("matrices", entry.name));
+    matrices[m.task] = only(m, ["trees", "tests", "cells", "unstableOnB", "tampering"]);
+  }
+  return JSON.stringify(
+    {
+      oracles: byTask(
+        (await json("oracles.json")).oracles,
+        ["status", "failToPass", "passToPass", "unstable"],
+      ),
+      matrices,
+      verdicts: byTask((await json("verdicts.json")).verdicts, [
+        "policy",
+        "pick",
+        "reason",
+        "patches",
+      ]),
+      resolutions: byTask(
+        (await json("resolutions.json")).resolutions,
+        ["scored", "sanity", "patches", "evidence", "pick"],
+      ),
+    },
+    null,
+    1,
+  ) + "\n";
+}
 
 Deno.test("bugbout demo runs a whole bout whose printed numbers match the files it wrote", async () => {
   await using dir = await tempDir("bugbout-demo-");
@@ -53,5 +96,8 @@ Deno.test("bugbout demo runs a whole bout whose printed numbers match the files 
   match(run.stdout, /the judge's picks\s+4\s+5/);
   match(run.stdout, /best single agent \(scripted-careful\)\s+3\s+5/);
   match(run.stdout, /HTML report: .*report\.html/);
+  // And everything else it concluded is what it concluded before: a change to how tests run (a
+  // new language's runner beside pytest, say) must leave Python's results as they are.
+  await assertGolden("demo-conclusions.json", await conclusions(results));
   ok((await Deno.stat(join(results, "report.html"))).isFile);
 });
