@@ -12,7 +12,9 @@
  *   (a process that exits 0 while a test runs — `syscall.Exit(0)`; `os.Exit(0)` already panics
  *   under `-test.paniconexit0` — or without the summary), non-zero only when something failed;
  * - result-shaped lines without the framing byte, and the framing byte in the middle of a line,
- *   are worth a look (`suspect`), not tampering by themselves.
+ *   are worth a look (`suspect`), not tampering by themselves;
+ * - a process that dies before its summary (a panic, an exit) keeps its failures, and its passes
+ *   only when the code is trusted (the maintainers', for the ground truth).
  *
  * What cannot be told apart: a consistent forgery (every requested test started and passed in
  * order, the summary, then `syscall.Exit(0)` before the real report) looks exactly like a run.
@@ -88,7 +90,7 @@ export function readOutput(text: string, where: string): BinaryOutput {
       current = "";
       continue;
     }
-    const event = /^=== (RUN|PAUSE|CONT|NAME) {0,2}(.*)$/.exec(frame);
+    const event = /^=== (RUN|PAUSE|CONT|NAME) *(.*)$/.exec(frame);
     if (event) {
       const name = event[2];
       if (event[1] === "RUN") {
@@ -235,6 +237,14 @@ export function judgeBinary(out: BinaryOutput, end: BinaryEnd): BinaryVerdict {
       disagree(`exited with status ${end.code} after the summary said PASS`);
     }
     if (!failed || out.started.length === 0) message = why;
+    if (out.summary === undefined) {
+      // The process died before its report ended (a panic, an exit): what it said before may be
+      // the code under test's, so its passes count only where that code is trusted.
+      if (!end.trusted) {
+        for (const [n, o] of outcomes) if (o === "passed") outcomes.set(n, "not-run");
+      }
+      message ??= `the test binary ended early: ${why}`;
+    }
   }
   if (tamper.length) {
     return {

@@ -233,7 +233,7 @@ async function runGroup(
     const target = req.dir === "." ? "." : `./${req.dir}`;
     const binary = join(binDir, `p${k}.test`);
     const compiled = await sandboxRun(
-      [join(env.GOROOT, "bin", "go"), "test", "-c", "-o", binary, "--", target],
+      [join(env.GOROOT, "bin", "go"), "test", "-c", "-o", binary, target],
       {
         writable: [gocache, binDir],
         readable: options.env.readable,
