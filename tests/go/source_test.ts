@@ -1,0 +1,259 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import {
+  besideId,
+  besidePath,
+  besideSource,
+  changedTests,
+  fileOf,
+  fromBesideId,
+  goRunner,
+  isConfig,
+  isTestFile,
+  isTestName,
+  parseId,
+  patchFlags,
+  rewriteSubtestName,
+  runPattern,
+} from "../../lib/go/mod.ts";
+import { SOURCES } from "../fixtures/go_project.ts";
+
+Deno.test("ids name the package directory, then the test and its subtests", () => {
+  deepEqual(parseId("pkg/sub/TestX/case_1"), { dir: "pkg/sub", path: ["TestX", "case_1"] });
+  deepEqual(parseId("./TestX"), { dir: ".", path: ["TestX"] });
+  deepEqual(parseId("TestX"), { dir: ".", path: ["TestX"] });
+  equal(parseId("pkg/sub"), undefined);
+  equal(fileOf("pkg/sub/TestX/case_1"), "pkg/sub");
+  equal(fileOf("./TestX"), ".");
+  equal(fileOf("pkg/a_test.go"), "pkg");
+  equal(fileOf("a_test.go"), ".");
+  equal(fileOf("pkg/"), "pkg");
+  equal(goRunner().fileOf("units/TestConvertCases/km_to_m"), "units");
+});
+
+Deno.test("isTestName() follows go test: TestMain and Testify are not tests", () => {
+  for (const name of ["Test", "TestX", "Test_x", "Test1", "FuzzParse", "Example", "ExampleF_x"]) {
+    ok(isTestName(name), name);
+  }
+  for (const name of ["TestMain", "Testify", "Examplex", "testX", "Benchmark"]) {
+    ok(!isTestName(name), name);
+  }
+});
+
+Deno.test("test files are *_test.go and anything under testdata/; config is go.mod, go.sum, go.work*", () => {
+  ok(isTestFile("a_test.go"));
+  ok(isTestFile("pkg/a_test.go"));
+  ok(isTestFile("pkg/testdata/input.txt"));
+  ok(isTestFile("testdata/x/y.go"));
+  ok(!isTestFile("pkg/a.go"));
+  ok(!isTestFile("pkg/testdata"));
+  for (const p of ["go.mod", "go.sum", "go.work", "go.work.sum", "tools/go.mod"]) ok(isConfig(p), p);
+  ok(!isConfig("main.go"));
+  ok(!isConfig("a_test.go"));
+});
+
+Deno.test("runPattern() anchors every element and escapes metacharacters", () => {
+  equal(runPattern([["TestA"]]), "^TestA$");
+  equal(runPattern([["TestA"], ["TestB", "case_1"]]), "^TestA$|^TestB$/^case_1$");
+  // A whole test covers its subtests.
+  equal(runPattern([["TestA", "x"], ["TestA"]]), "^TestA$");
+  equal(runPattern([["TestA", "a.b(c)|d*"]]), "^TestA$/^a\\.b\\(c\\)\\|d\\*$");
+  // A subtest named with a slash is two levels, as Go matches it.
+  equal(runPattern([["TestA", "x/y"]]), "^TestA$/^x$/^y$");
+  equal(runPattern([]), undefined);
+});
+
+Deno.test("rewriteSubtestName() turns spaces into _ and quotes unprintables, as Go does", () => {
+  equal(rewriteSubtestName("km to m"), "km_to_m");
+  equal(rewriteSubtestName("tab\there"), "tab_here");
+  equal(rewriteSubtestName("bell\x07"), "bell\\x07");
+  equal(rewriteSubtestName("ünïcode ok"), "ünïcode_ok");
+});
+
+Deno.test("changedTests() names a new file's tests and its literal subtests", () => {
+  const after = SOURCES.unitsTest + `
+func TestCases(t *testing.T) {
+	t.Run("km to m", func(t *testing.T) {
+		t.Run("inner", func(t *testing.T) {})
+	})
+	t.Run("same", func(t *testing.T) {})
+	t.Run("same", func(t *testing.T) {})
+	cmd.Run()
+}
+
+func helper(t *testing.T) {}
+
+func FuzzX(f *testing.F) {}
+
+func ExampleConvert() {
+	// Output: 2.5
+}
+
+func ExampleNoOutput() {}
+
+func TestMain(m *testing.M) {}
+`;
+  const result = changedTests("units/units_test.go", null, after);
+  const expected = [
+    "units/TestConvert",
+    "units/TestCases",
+    "units/TestCases/km_to_m",
+    "units/TestCases/km_to_m/inner",
+    "units/TestCases/same",
+    "units/TestCases/same#01",
+    "units/FuzzX",
+    "units/ExampleConvert",
+  ];
+  deepEqual(result, { tests: expected, changed: expected });
+});
+
+Deno.test("changedTests() keeps what the change left alone out, layout and comments aside", () => {
+  const before = SOURCES.parseTest;
+  const after = SOURCES.parseTestFixed.replace(
+    "func TestQuantity(t *testing.T) {",
+    "// TestQuantity reads a number.\nfunc TestQuantity(t *testing.T)  {",
+  );
+  deepEqual(changedTests("parse/parse_test.go", before, after), {
+    tests: ["parse/TestQuantity", "parse/TestQuantityEmpty"],
+    changed: ["parse/TestQuantityEmpty"],
+  });
+});
+
+Deno.test("changedTests() on the fixture's table-driven fix names the changed subtests", () => {
+  const before = SOURCES.unitsTestWithRound;
+  const after = SOURCES.unitsTestWithCases;
+  const result = changedTests("units/units_test.go", before, after);
+  ok("tests" in result);
+  deepEqual(result.changed, [
+    "units/TestConvertCases",
+    "units/TestConvertCases/km_to_m",
+    "units/TestConvertCases/m_to_cm",
+    "units/TestConvertCases/mm_to_m",
+  ]);
+  // TestRound's subtests are named by its table at run time.
+  ok(result.unsure?.includes("TestRound"), result.unsure);
+});
+
+Deno.test("changedTests() counts a test whose package-level table or helper changed", () => {
+  const file = (rows: string, helper: string) => `package p
+
+import "testing"
+
+var rows = []int{${rows}}
+
+func check(t *testing.T, n int) { ${helper} }
+
+func TestRows(t *testing.T) {
+	for _, r := range rows {
+		_ = r
+	}
+}
+
+func TestHelper(t *testing.T) { check(t, 1) }
+
+func TestAlone(t *testing.T) {}
+`;
+  deepEqual(changedTests("p/p_test.go", file("1, 2", "_ = n"), file("1, 2, 3", "_ = n")), {
+    tests: ["p/TestRows", "p/TestHelper", "p/TestAlone"],
+    changed: ["p/TestRows"],
+  });
+  deepEqual(changedTests("p/p_test.go", file("1", "_ = n"), file("1", "t.Log(n)")), {
+    tests: ["p/TestRows", "p/TestHelper", "p/TestAlone"],
+    changed: ["p/TestHelper"],
+  });
+});
+
+Deno.test("changedTests() says unsure for a build-constrained file, and cannot read broken ones", () => {
+  const tagged = `//go:build integration
+
+package p
+
+import "testing"
+
+func TestSlow(t *testing.T) {}
+`;
+  const result = changedTests("p/slow_test.go", null, tagged);
+  ok("tests" in result);
+  deepEqual(result.tests, ["p/TestSlow"]);
+  ok(result.unsure?.includes("//go:build integration"), result.unsure);
+  const broken = changedTests("p/b_test.go", null, 'package p\n\nfunc TestX(t *testing.T) { s := "\n}\n');
+  ok("error" in broken && broken.error.startsWith("Cannot read p/b_test.go"));
+});
+
+Deno.test("besidePath() puts the author's copy in the same package, keeping GOOS/GOARCH tails", () => {
+  equal(besidePath("pkg/foo_test.go", "codex"), "pkg/foo_bugbout_codex_test.go");
+  equal(besidePath("foo_test.go", "claude-code#2"), "foo_bugbout_claudecode2_test.go");
+  equal(besidePath("pkg/foo_linux_test.go", "a"), "pkg/foo_bugbout_a_linux_test.go");
+  equal(besidePath("pkg/foo_linux_amd64_test.go", "a"), "pkg/foo_bugbout_a_linux_amd64_test.go");
+  // An author named like an OS must not constrain the copy to it.
+  equal(besidePath("pkg/foo_test.go", "windows"), "pkg/foo_bugbout_windows_by_test.go");
+});
+
+Deno.test("besideSource() renames what the copy declares and besideId() maps ids both ways", () => {
+  const source = `package p
+
+import "testing"
+
+type fixture struct{ n int }
+
+var cases = []fixture{{n: 1}}
+
+func (f fixture) Value() int { return f.n }
+
+func helper() int { return cases[0].Value() }
+
+func TestX(t *testing.T) {
+	t.Run("a", func(t *testing.T) { _ = helper() })
+}
+
+func TestMain(m *testing.M) {}
+
+func init() {}
+`;
+  const out = besideSource(source, "codex");
+  ok(out.includes("type fixture_bugbout_codex struct{ n int }"), out);
+  ok(out.includes("var cases_bugbout_codex = []fixture_bugbout_codex{{n: 1}}"), out);
+  ok(out.includes("func (f fixture_bugbout_codex) Value() int"), out);
+  ok(out.includes("return cases_bugbout_codex[0].Value()"), out);
+  ok(out.includes("func TestX_bugbout_codex(t *testing.T)"), out);
+  ok(out.includes("_ = helper_bugbout_codex()"), out);
+  ok(out.includes("func bugboutcodexTestMain(m *testing.M)"), out);
+  ok(out.includes("func init() {}"), out);
+  equal(besideId("pkg/TestX/a", "codex"), "pkg/TestX_bugbout_codex/a");
+  deepEqual(fromBesideId("pkg/TestX_bugbout_codex/a"), { id: "pkg/TestX/a", author: "codex" });
+  equal(fromBesideId("pkg/TestX/a"), undefined);
+});
+
+Deno.test("patchFlags() flags a new or changed TestMain and a replace pointing outside", () => {
+  const plain = "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n";
+  const withMain = plain + "\nfunc TestMain(m *testing.M) { m.Run() }\n";
+  const otherMain = plain + "\nfunc TestMain(m *testing.M) {}\n";
+  deepEqual(
+    patchFlags([
+      { path: "p/a_test.go", before: plain, after: withMain },
+      { path: "p/b_test.go", before: withMain, after: otherMain },
+      { path: "p/c_test.go", before: withMain, after: withMain.replace("{ m", "{\n\tm") },
+      { path: "p/d_test.go", before: null, after: withMain },
+      { path: "p/e_test.go", before: withMain, after: plain },
+      { path: "p/f_test.go", before: plain, after: plain + "\nfunc TestY(t *testing.T) {}\n" },
+    ]).map((f) => `${f.path}: ${f.what}`),
+    [
+      "p/a_test.go: adds a TestMain to an existing test file",
+      "p/b_test.go: changes the maintainers' TestMain",
+      "p/d_test.go: adds a TestMain in a new test file",
+      "p/e_test.go: removes the maintainers' TestMain",
+    ],
+  );
+  const mod = "module m\n\ngo 1.22\n";
+  deepEqual(
+    patchFlags([{
+      path: "go.mod",
+      before: mod + "replace a.com/x => ./x\n",
+      after: mod +
+        "replace a.com/x => ./x\nreplace (\n\tb.com/y => ../y\n\tc.com/z => c.com/z v1.0.0\n)\nreplace d.com/w v1 => /opt/w\n",
+    }]).map((f) => f.what),
+    [
+      "replaces b.com/y with ../y, a directory outside the module",
+      "replaces d.com/w v1 with /opt/w, a directory outside the module",
+    ],
+  );
+});
