@@ -11,11 +11,13 @@
  * served. The result is made world-readable, because the sandbox runs tests as an unprivileged
  * user when bugbout runs as root.
  *
- * A tree gets the environment through a symbolic link `node_modules -> <cache>/.../node_modules`
- * made by the runner before each group (see `run.ts`): a link costs nothing per tree where a copy
- * costs tens of megabytes, and, unlike `NODE_PATH`, it serves ES modules and vite's resolver,
- * which look for `node_modules` directories up from the importing file and ignore `NODE_PATH`.
- * Node resolves the link to its real path, so packages find each other in the cache.
+ * A tree gets the environment through a `node_modules` directory of symbolic links, one to each
+ * top-level package of `<cache>/.../node_modules`, made by the runner before each group (see
+ * `run.ts`). Links cost nothing per tree where a copy costs tens of megabytes; unlike `NODE_PATH`
+ * they serve ES modules and vite's resolver, which look for `node_modules` directories up from
+ * the importing file and ignore `NODE_PATH`; and unlike one link of the whole directory they
+ * leave `node_modules` itself writable for the caches tools keep there (`.vite-temp`). Node
+ * resolves each link to its real path, so packages find each other in the cache.
  *
  * Requires `--allow-run` (node, the package manager, chmod), `--allow-read`, `--allow-write`
  * (the cache) and `--allow-env`.

@@ -4,8 +4,9 @@
  * `_harness.ts` and `channel.ts`): never from the runner's own output or a report file, which the
  * code under test could write.
  *
- * Before each group the tree's `node_modules` is made a link to the prepared environment (see
- * `install.ts`), so that a group that replaced it cannot hand the next group another runner.
+ * Before each group the tree's `node_modules` is made afresh from links into the prepared
+ * environment (see `install.ts`), so that a group that replaced it cannot hand the next group
+ * another runner.
  *
  * Requires `--allow-run` (the sandbox), `--allow-read` and `--allow-write` (the tree, the scratch
  * directory).
@@ -15,7 +16,7 @@
 
 import { join } from "node:path";
 import { InterruptedError } from "../errors.ts";
-import { lstatIfExists, readTextIfExists, removeIfExists } from "../fs.ts";
+import { readTextIfExists, removeIfExists } from "../fs.ts";
 import type { GuardEvent } from "../python/mod.ts";
 import type { Outcome, RunStatus } from "../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../runner/types.ts";
@@ -80,13 +81,20 @@ export function selectionOf(group: readonly string[]): Selection {
   };
 }
 
-/** Make `tree/node_modules` the link to the environment's, whatever the tree left there. */
+/**
+ * Make `tree/node_modules` afresh: a directory of links, one to each top-level entry of the
+ * environment's (a scope such as `@vitest` whole). The directory itself stays writable, for the
+ * caches tools keep there (`.vite-temp`, `.vite`, `.cache`); what a group left there is gone
+ * before the next group starts.
+ */
 async function linkModules(tree: string, nodeModules: string): Promise<void> {
-  const link = join(tree, "node_modules");
-  const info = await lstatIfExists(link);
-  if (info?.isSymlink && (await Deno.readLink(link)) === nodeModules) return;
-  if (info) await removeIfExists(link);
-  await Deno.symlink(nodeModules, link);
+  const dir = join(tree, "node_modules");
+  await removeIfExists(dir);
+  await Deno.mkdir(dir);
+  for await (const entry of Deno.readDir(nodeModules)) {
+    if (entry.name === ".package-lock.json" || entry.name === ".modules.yaml") continue;
+    await Deno.symlink(join(nodeModules, entry.name), join(dir, entry.name));
+  }
 }
 
 const WORSE: RunStatus[] = ["tampered", "infra-error", "out-of-memory", "timeout", "ok"];
