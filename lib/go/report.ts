@@ -176,7 +176,13 @@ export function judgeBinary(out: BinaryOutput, end: BinaryEnd): BinaryVerdict {
     outcomes.set(name, r.outcome);
     durations.set(name, Math.round(r.seconds * 1000));
     if (r.outcome === "failed") {
-      const line = out.firstLine.get(name) ?? out.panic;
+      // A parent that failed only through its subtests says nothing itself: theirs stands.
+      const child = [...out.results.keys()].find((n) =>
+        n.startsWith(`${name}/`) && out.results.get(n)?.outcome === "failed" &&
+        out.firstLine.has(n)
+      );
+      const line = out.firstLine.get(name) ??
+        (child ? `${child}: ${out.firstLine.get(child)}` : out.panic);
       if (line) failures.set(name, line);
     }
   }

@@ -46,7 +46,9 @@ Deno.test("test files are *_test.go and anything under testdata/; config is go.m
   ok(isTestFile("testdata/x/y.go"));
   ok(!isTestFile("pkg/a.go"));
   ok(!isTestFile("pkg/testdata"));
-  for (const p of ["go.mod", "go.sum", "go.work", "go.work.sum", "tools/go.mod"]) ok(isConfig(p), p);
+  for (const p of ["go.mod", "go.sum", "go.work", "go.work.sum", "tools/go.mod"]) {
+    ok(isConfig(p), p);
+  }
   ok(!isConfig("main.go"));
   ok(!isConfig("a_test.go"));
 });
@@ -134,7 +136,8 @@ Deno.test("changedTests() on the fixture's table-driven fix names the changed su
 });
 
 Deno.test("changedTests() counts a test whose package-level table or helper changed", () => {
-  const file = (rows: string, helper: string) => `package p
+  const file = (rows: string, helper: string) =>
+    `package p
 
 import "testing"
 
@@ -175,7 +178,11 @@ func TestSlow(t *testing.T) {}
   ok("tests" in result);
   deepEqual(result.tests, ["p/TestSlow"]);
   ok(result.unsure?.includes("//go:build integration"), result.unsure);
-  const broken = changedTests("p/b_test.go", null, 'package p\n\nfunc TestX(t *testing.T) { s := "\n}\n');
+  const broken = changedTests(
+    "p/b_test.go",
+    null,
+    'package p\n\nfunc TestX(t *testing.T) { s := "\n}\n',
+  );
   ok("error" in broken && broken.error.startsWith("Cannot read p/b_test.go"));
 });
 
@@ -224,7 +231,7 @@ func init() {}
 });
 
 Deno.test("patchFlags() flags a new or changed TestMain and a replace pointing outside", () => {
-  const plain = "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n";
+  const plain = 'package p\n\nimport "testing"\n\nfunc TestX(t *testing.T) {}\n';
   const withMain = plain + "\nfunc TestMain(m *testing.M) { m.Run() }\n";
   const otherMain = plain + "\nfunc TestMain(m *testing.M) {}\n";
   deepEqual(
