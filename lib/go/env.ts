@@ -113,7 +113,8 @@ export async function prepareGo(
   if (!pending) {
     pending = lockedBuild({ dir, key, toolchain, tree, module: mod.module, signal });
     building.set(dir, pending);
-    pending.catch(() => building.delete(dir));
+    // Only while it is being built: afterwards the manifest on disk is the truth.
+    pending.then(() => building.delete(dir), () => building.delete(dir));
   }
   return await pending;
 }
