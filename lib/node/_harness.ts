@@ -35,7 +35,8 @@ module.exports = class BugboutReporter {
 `;
 
 /** The harness's source. */
-export const HARNESS_SOURCE = String.raw`// bugbout harness: runs the tree's tests and signs what it saw.
+export const HARNESS_SOURCE = String
+  .raw`// bugbout harness: runs the tree's tests and signs what it saw.
 import { readFileSync, writeSync } from "node:fs";
 import { createHmac, createSecretKey } from "node:crypto";
 import { createRequire } from "node:module";

@@ -86,7 +86,9 @@ export function tokenize(source: string): Token[] {
         if (source[j] === "\\") j++;
         else if (source[j] === "[") inClass = true;
         else if (source[j] === "]") inClass = false;
-        else if (source[j] === "\n") throw new SyntaxError(`unterminated regular expression at ${i}`);
+        else if (source[j] === "\n") {
+          throw new SyntaxError(`unterminated regular expression at ${i}`);
+        }
         j++;
       }
       j++;
@@ -203,7 +205,9 @@ function read(source: string): Reading {
       if (obj?.kind === "id" && !(before?.kind === "punct" && before.text === ".")) kind = "test";
     }
     if (!kind) {
-      if (t.text === "extend" && afterDot && TESTS.has((tokens[k - 2] as { text?: string }).text!)) {
+      if (
+        t.text === "extend" && afterDot && TESTS.has((tokens[k - 2] as { text?: string }).text!)
+      ) {
         unsure.add("test.extend makes tests under another name");
       }
       continue;
@@ -258,7 +262,8 @@ function read(source: string): Reading {
     if (close < 0) throw new SyntaxError(`unbalanced call of ${t.text} at ${t.at}`);
     const first = tokens[j + 1];
     const afterFirst = tokens[j + 2];
-    const literal = (first?.kind === "string" || (first?.kind === "template" && first.value !== null)) &&
+    const literal =
+      (first?.kind === "string" || (first?.kind === "template" && first.value !== null)) &&
       afterFirst?.kind === "punct" && (afterFirst.text === "," || afterFirst.text === ")");
     const name = literal ? (first as { value: string }).value : null;
     const parents = open.map((o) => o.name);

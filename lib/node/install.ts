@@ -101,7 +101,8 @@ async function managerCommand(manager: PackageManager): Promise<string[]> {
   throw new BugboutError(
     `Cannot install this project's dependencies: its lockfile is ${program}'s, and neither ${program} nor corepack is on PATH.`,
     {
-      hint: `Install ${program} (\`npm install -g ${program}\`), or run \`corepack enable\` (corepack ships with Node.js 16.9 to 24).`,
+      hint:
+        `Install ${program} (\`npm install -g ${program}\`), or run \`corepack enable\` (corepack ships with Node.js 16.9 to 24).`,
     },
   );
 }
@@ -229,7 +230,9 @@ async function install(build: Build): Promise<RunnerEnv> {
     YARN_CACHE_FOLDER: join(cache, "yarn-cache"),
   };
   // Certificates and proxies of the machine still apply to the registry.
-  for (const name of ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"]) {
+  for (
+    const name of ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE"]
+  ) {
     const value = Deno.env.get(name);
     if (value) installEnv[name] = value;
   }
@@ -265,7 +268,9 @@ async function install(build: Build): Promise<RunnerEnv> {
     if (text === undefined) {
       throw new BugboutError(
         `Cannot prepare the test environment: ${runnerPackage} is not among the installed packages.`,
-        { hint: `Add ${runnerPackage} to devDependencies in package.json and update the lockfile.` },
+        {
+          hint: `Add ${runnerPackage} to devDependencies in package.json and update the lockfile.`,
+        },
       );
     }
     runnerVersion = JSON.parse(text).version;

@@ -40,9 +40,18 @@ export {
   runnerOfScript,
 } from "./detect.ts";
 export { packageJsonTestChanges } from "./paths.ts";
-export { findNode, installArgs, prepareNode } from "./install.ts";
+export type {
+  Detected,
+  FileTests,
+  RunnerEnv,
+  RunnerGroupRun,
+  RunnerRun,
+  RunnerRunOptions,
+  TestRunner,
+} from "../runner/types.ts";
+export { findNode, installArgs, type NodeBinary, prepareNode } from "./install.ts";
 export { nodeChangedTests } from "./changed_tests.ts";
-export { runNodeTests, selectionOf } from "./run.ts";
+export { runNodeTests, type Selection, selectionOf } from "./run.ts";
 
 /** The test runner of one JS/TS project. */
 export class NodeRunner implements TestRunner {
@@ -104,7 +113,7 @@ export async function openNodeRunner(tree: string): Promise<NodeRunner> {
   if (!project) {
     throw new BugboutError(`Cannot test ${tree} as a JavaScript project: no runner found.`, {
       hint:
-        "bugbout serves vitest, jest and node --test: set scripts.test in package.json (\"vitest run\", \"jest\", \"node --test\").",
+        'bugbout serves vitest, jest and node --test: set scripts.test in package.json ("vitest run", "jest", "node --test").',
     });
   }
   return new NodeRunner(project);

@@ -114,7 +114,11 @@ export function nodeBesidePath(rules: PathRules, path: string, author: string): 
   const dot = name.indexOf(".");
   const stem = dot < 0 ? name : name.slice(0, dot);
   const ext = dot < 0 ? "" : name.slice(dot);
-  candidates.push(`${dir}${stem}.${tag}${ext}`, `${dir}${tag}-${name}`, `${dir}${stem}-${tag}${ext}`);
+  candidates.push(
+    `${dir}${stem}.${tag}${ext}`,
+    `${dir}${tag}-${name}`,
+    `${dir}${stem}-${tag}${ext}`,
+  );
   const matchers = testMatchers(rules);
   return candidates.find((c) => matchesAny(c, matchers)) ?? candidates[0];
 }

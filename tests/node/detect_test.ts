@@ -193,7 +193,15 @@ Deno.test("packageJsonTestChanges() tells a change of how tests run from any oth
     devDependencies: { vitest: "3.2.4", typescript: "5.0.0", eslint: "9" },
     dependencies: { lodash: "4" },
   });
-  const edit = (f: (p: Record<string, any>) => void) => {
+  type Pkg = {
+    version: string;
+    type?: string;
+    jest?: unknown;
+    scripts: Record<string, string>;
+    devDependencies: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+  const edit = (f: (p: Pkg) => void) => {
     const p = JSON.parse(before);
     f(p);
     return JSON.stringify(p);
@@ -217,7 +225,8 @@ Deno.test("packageJsonTestChanges() tells a change of how tests run from any oth
 Deno.test("fileOf() and besidePath() keep the author's copy beside the original, still a test file", async () => {
   await using vitest = await project({
     "package.json": pkg({ scripts: { test: "vitest run" } }),
-    "vitest.config.ts": `export default { test: { include: ["spec/**/*.spec.ts", "src/**/*.test.ts"] } }`,
+    "vitest.config.ts":
+      `export default { test: { include: ["spec/**/*.spec.ts", "src/**/*.test.ts"] } }`,
   });
   const v = await openNodeRunner(vitest.path);
   equal(v.fileOf("src/a.test.ts > money > adds > up"), "src/a.test.ts");

@@ -147,7 +147,10 @@ import { notThere } from "./nowhere";
 test("uses it", () => notThere());
 `,
   });
-  const run = await runOn(runner, env, tree, [["src/broken.test.ts > uses it", "tests/slug.test.ts"]]);
+  const run = await runOn(runner, env, tree, [[
+    "src/broken.test.ts > uses it",
+    "tests/slug.test.ts",
+  ]]);
   equal(run.status, "ok", run.message);
   equal(run.outcomes["src/broken.test.ts"], "error");
   equal(run.outcomes["src/broken.test.ts > uses it"], "error");
@@ -160,7 +163,10 @@ Deno.test("vitest: a flaky test alternates between runs of one tree", async () =
   const { fixture, tree, runner, env } = await tallyTree(tmp.path, "head");
   const first = await runOn(runner, env, tree, [[fixture.flaky!]]);
   const second = await runOn(runner, env, tree, [[fixture.flaky!]]);
-  deepEqual([first.outcomes[fixture.flaky!], second.outcomes[fixture.flaky!]], ["failed", "passed"]);
+  deepEqual([first.outcomes[fixture.flaky!], second.outcomes[fixture.flaky!]], [
+    "failed",
+    "passed",
+  ]);
 });
 
 Deno.test("vitest: a group that never ends is a timeout; its passes count only when trusted", async () => {
@@ -283,7 +289,10 @@ Deno.test("jest: one test by id, a load error and a worker that exits", async ()
   const runner = await openNodeRunner(tree);
   const env = await runner.prepare(tree, ENVS);
   const run = await runOn(runner, env, await Deno.realPath(tree), [
-    ["src/__tests__/clamp.test.js > clamp > lowers values above", "src/__tests__/broken.test.js > x"],
+    [
+      "src/__tests__/clamp.test.js > clamp > lowers values above",
+      "src/__tests__/broken.test.js > x",
+    ],
     ["src/__tests__/exit.test.js > exits"],
   ]);
   deepEqual(run.groups[0].outcomes, {
@@ -293,8 +302,10 @@ Deno.test("jest: one test by id, a load error and a worker that exits", async ()
   });
   equal(run.groups[1].status, "ok", run.groups[1].message);
   ok(["error", "not-run"].includes(run.groups[1].outcomes["src/__tests__/exit.test.js > exits"]));
-  ok(run.groups[1].outcomes["src/__tests__/exit.test.js"] === "error" ||
-    run.groups[1].outcomes["src/__tests__/exit.test.js > exits"] !== "passed");
+  ok(
+    run.groups[1].outcomes["src/__tests__/exit.test.js"] === "error" ||
+      run.groups[1].outcomes["src/__tests__/exit.test.js > exits"] !== "passed",
+  );
 });
 
 Deno.test("node --test: the plain fixture fails at B and passes at G; fake TAP and exits change nothing", async () => {
@@ -371,4 +382,20 @@ describe("group", () => { it("inner", () => {}); it("other", () => {}); });
     "test/sub.test.js > top > two": "failed",
     "test/sub.test.js > group > inner": "passed",
   });
+});
+
+Deno.test("known limit: a vitest test that rewrites its own result object in the worker passes", async () => {
+  // The worker is where vitest decides a test's result; the harness sees what the worker sends.
+  // Kept as a test so that a defence, once there, shows here; docs/languages.md says so.
+  await using tmp = await tempDir();
+  const { tree, runner, env } = await tallyTree(tmp.path, "head", {
+    "src/patch.test.ts": `import { test, expect, onTestFailed } from "vitest";
+test("patched", () => {
+  onTestFailed(({ task }) => { task.result!.state = "pass"; task.result!.errors = []; });
+  expect(1).toBe(2);
+});
+`,
+  });
+  const run = await runOn(runner, env, tree, [["src/patch.test.ts"]]);
+  equal(run.outcomes["src/patch.test.ts > patched"], "passed");
 });
