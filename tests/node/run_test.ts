@@ -182,11 +182,11 @@ test("hangs", async () => {
 `,
   });
   const ids = ["src/hang.test.ts > first", "src/hang.test.ts > hangs"];
-  const trusted = await runOn(runner, env, tree, [ids], { timeoutMs: 20_000, trustPartial: true });
+  const trusted = await runOn(runner, env, tree, [ids], { timeoutMs: 30_000, trustPartial: true });
   equal(trusted.status, "timeout");
   equal(trusted.groups[0].complete, false);
   deepEqual(trusted.outcomes, { [ids[0]]: "passed", [ids[1]]: "not-run" });
-  const untrusted = await runOn(runner, env, tree, [ids], { timeoutMs: 20_000 });
+  const untrusted = await runOn(runner, env, tree, [ids], { timeoutMs: 30_000 });
   equal(untrusted.status, "timeout");
   deepEqual(untrusted.outcomes, { [ids[0]]: "not-run", [ids[1]]: "not-run" });
 });
