@@ -14,8 +14,11 @@ import { declarations, signature } from "./scan.ts";
 
 /** One file of a patch: its path and its text before and after (null: absent). */
 export interface PatchedFile {
+  /** The file, relative to the tree. */
   path: string;
+  /** Its text before the patch; null when the patch adds it. */
   before: string | null;
+  /** Its text after the patch; null when the patch deletes it. */
   after: string | null;
 }
 

@@ -19,13 +19,30 @@
  * @module
  */
 
-import type { RunnerEnv, RunnerRun, RunnerRunOptions, TestRunner } from "../runner/types.ts";
+import type {
+  FileTests,
+  RunnerEnv,
+  RunnerRun,
+  RunnerRunOptions,
+  TestRunner,
+} from "../runner/types.ts";
 import { besidePath } from "./beside.ts";
 import { prepareGo } from "./env.ts";
 import { fileOf, isConfig, isTestFile } from "./ids.ts";
 import { runGo } from "./run.ts";
 import { changedTests } from "./tests.ts";
 
+export type {
+  Detected,
+  FileTests,
+  RunnerEnv,
+  RunnerGroupRun,
+  RunnerRun,
+  RunnerRunOptions,
+  TestRunner,
+} from "../runner/types.ts";
+export type { GuardEvent } from "../python/mod.ts";
+export type { Outcome, RunStatus } from "../records.ts";
 export {
   authorTag,
   besideId,
@@ -93,7 +110,7 @@ export class GoRunner implements TestRunner {
     return fileOf(id);
   }
   /** See {@linkcode changedTests}. */
-  changedTests(path: string, before: string | null, after: string) {
+  changedTests(path: string, before: string | null, after: string): FileTests {
     return changedTests(path, before, after);
   }
   /**

@@ -46,7 +46,9 @@ export interface BinaryOutput {
   timedOut: boolean;
   /** The Go runtime ran out of memory. */
   outOfMemory: boolean;
+  /** Evidence that the report was forged. */
   tamper: GuardEvent[];
+  /** Things worth a look that are not tampering by themselves. */
   suspect: GuardEvent[];
 }
 
@@ -136,6 +138,7 @@ export function readOutput(text: string, where: string): BinaryOutput {
 
 /** How one binary's run is judged. */
 export interface BinaryVerdict {
+  /** `ok`, `timeout`, `out-of-memory` or `tampered`. */
   status: RunStatus;
   /** The run ended and reported so. */
   complete: boolean;
@@ -145,8 +148,11 @@ export interface BinaryVerdict {
   durations: Map<string, number>;
   /** First line of each failure by test name. */
   failures: Map<string, string>;
+  /** Why the run is not plainly ok, in words. */
   message?: string;
+  /** Evidence that the report was forged (then no outcome is kept). */
   tamper: GuardEvent[];
+  /** Things worth a look that are not tampering by themselves. */
   suspect: GuardEvent[];
 }
 

@@ -40,6 +40,7 @@ export interface FoundTest {
 
 /** What static reading found in one file. */
 export interface FileReading {
+  /** Tests and subtests, depth first, in source order. */
   tests: FoundTest[];
   /** Signature of each top-level declaration by name (tests left out). */
   decls: Map<string, { sig: string; uses: Set<string> }>;
