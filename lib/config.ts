@@ -14,6 +14,7 @@ import { ConfigError } from "./errors.ts";
 import { explain, knownKeys, misspeltAs, misspeltKey } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
 import { isMissing, statIfExists } from "./fs.ts";
+import { type Language, LANGUAGES } from "./records.ts";
 
 /** The judge's policies. */
 export const POLICIES = ["majority", "unanimous", "strict", "cross-vendor"] as const;
@@ -27,7 +28,8 @@ export const ASSIGNMENTS = ["reproduce", "specify"] as const;
 const stringMap = z.record(z.string(), z.string());
 
 const projectSchema = z.strictObject({
-  source: z.string().min(1, "must not be empty"),
+  language: z.enum(LANGUAGES).default("python"),
+  source: z.string().min(1, "must not be empty").optional(),
   tests: z.string().min(1).refine((t) => !/^\.\/?$/.test(t), {
     message: "must name a directory: tests at the repository's root are not supported yet " +
       "(move them into a directory such as tests/)",
@@ -173,6 +175,12 @@ export interface Config {
   root: string;
   /** `[project]`. */
   project: {
+    /**
+     * The language and so the test runner: `python` (pytest), `go` (`go test`), `node` (vitest,
+     * jest or `node --test`).
+     */
+    language: Language;
+    /** Python: the package directory. Go and JavaScript: `.` unless set. */
     source: string;
     tests: string;
     /**
@@ -433,7 +441,12 @@ export async function parseConfig(
     }
     throw error;
   }
-  if (!data.project || typeof data.project !== "object" || !("source" in data.project)) {
+  const language = (data.project as Record<string, unknown> | undefined)?.language;
+  const needsSource = language === undefined || language === "python";
+  if (
+    !data.project || typeof data.project !== "object" ||
+    (needsSource && !("source" in data.project))
+  ) {
     const misspelt = data.project && typeof data.project === "object"
       ? misspeltAs(
         "source",
@@ -495,7 +508,8 @@ export async function parseConfig(
     file: absolute,
     root,
     project: {
-      source: f.project.source.replace(/\/+$/, ""),
+      language: f.project.language,
+      source: (f.project.source ?? ".").replace(/\/+$/, "") || ".",
       tests: f.project.tests.replace(/\/+$/, ""),
       repository,
       remote,

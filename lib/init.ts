@@ -9,6 +9,7 @@ import { BugboutError } from "./errors.ts";
 import { checkRepository, RepositoryError } from "./git.ts";
 import { detectLayout, type Layout } from "./layout.ts";
 import { which } from "./proc.ts";
+import { detectOtherLanguages, type Language } from "./runner/mod.ts";
 
 /** Agent CLIs `init` looks for, and the `[[contestants]]` entry each one gets. */
 export const KNOWN_CLIS: { executable: string; agent: string; note?: string }[] = [
@@ -164,6 +165,21 @@ export async function initProject(
     }
   }
   const layout = await detectLayout(dir);
+  if (!layout.isPython) {
+    const others = await detectOtherLanguages(dir);
+    if (others.length) {
+      const found = others.map((d) =>
+        `${languageName(d.language)} tested with ${d.runner} ` +
+        `(${d.evidence})`
+      ).join("; ");
+      throw new BugboutError(
+        `${dir} is ${found}. bugbout reads and runs Go and TypeScript/JavaScript tests ` +
+          "(docs/languages.md), but a bout on them is not wired through every stage yet: today " +
+          "a bout needs a Python project tested with pytest.",
+        { hint: "Run init in a Python project; docs/languages.md says what each runner does." },
+      );
+    }
+  }
   if (!layout.isPython || !layout.source) {
     throw new BugboutError(
       layout.isPython
@@ -196,4 +212,12 @@ export async function initProject(
   }
   const warnings = await repositoryWarnings(dir);
   return { file, text, layout, agents, notes, warnings };
+}
+
+function languageName(language: Language): string {
+  return language === "go"
+    ? "a Go module"
+    : language === "node"
+    ? "a JavaScript project"
+    : "Python";
 }

@@ -13,6 +13,11 @@ export const RESULTS_VERSION = 1;
 // ---------------------------------------------------------------------------------------------
 // Test outcomes
 
+/** The languages bugbout serves: their projects and test runners. */
+export const LANGUAGES = ["python", "go", "node"] as const;
+/** A language bugbout serves (`node`: TypeScript and JavaScript). */
+export type Language = typeof LANGUAGES[number];
+
 /** What happened to one test in one run. */
 export const OUTCOMES = ["passed", "failed", "error", "skipped", "xfailed", "not-run"] as const;
 /** What happened to one test in one run. */

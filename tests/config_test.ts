@@ -19,6 +19,7 @@ const minimal = `[project]\nsource = "src/pkg"\n`;
 Deno.test("parseConfig fills every default of the reference", async () => {
   await withRepo(async (dir) => {
     const config = await parseConfig(minimal, join(dir, "bugbout.toml"));
+    equal(config.project.language, "python");
     equal(config.project.tests, "tests");
     equal(config.project.repository, dir);
     equal(config.project.githubApi, "https://api.github.com");
@@ -198,6 +199,12 @@ const BAD: [string, string, RegExp][] = [
   ["tests at the root", minimal + `tests = "."\n`, /\[project\] tests: must name a directory/],
   ["reruns below two", minimal + `[tasks]\nreruns = 1\n`, /reruns: must be at least 2/],
   ["bad date", minimal + `[tasks]\nsince = "yesterday"\n`, /since: must be a date/],
+  [
+    "unknown language",
+    `[project]\nlanguage = "ruby"\nsource = "src/pkg"\n`,
+    /language: .*"python".*"go".*"node"/,
+  ],
+  ["python without source", `[project]\nlanguage = "python"\n`, /\[project\] source is missing/],
 ];
 
 for (const [name, text, pattern] of BAD) {
@@ -289,6 +296,19 @@ Deno.test("[[contestants]] cutoff takes a month or a day, and says what is wrong
         parseConfig(agent(bad), file),
         /\[\[contestants\]\] entry 1 cutoff: must be a month or a day such as "2025-06" or "2025-06-30" \(found/,
       );
+    }
+  });
+});
+
+Deno.test("a Go or JavaScript project names its language and needs no source directory", async () => {
+  await withRepo(async (dir) => {
+    for (const language of ["go", "node"] as const) {
+      const config = await parseConfig(
+        `[project]\nlanguage = "${language}"\n`,
+        join(dir, "bugbout.toml"),
+      );
+      equal(config.project.language, language);
+      equal(config.project.source, ".");
     }
   });
 });

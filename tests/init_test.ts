@@ -114,3 +114,30 @@ Deno.test("doctor's check of test-dependencies says when uv cannot install them"
   match(bad.detail, /^uv cannot install them: /);
   deepEqual(await checkTestDependencies(python.path, []), { ok: true, detail: "none" });
 });
+
+Deno.test("init in a Go module or a JavaScript project says what it found and why no bout runs there yet", async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [
+      { "go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n" },
+      /is a Go module tested with go test \(go\.mod \(module example\.com\/calc, go 1\.22\)/,
+    ],
+    [
+      {
+        "package.json": '{"name": "calc", "scripts": {"test": "vitest run"}, ' +
+          '"devDependencies": {"vitest": "^3.2.0"}}',
+        "src/calc.ts": "export const add = (a: number, b: number) => a + b;\n",
+      },
+      /is a JavaScript project tested with vitest/,
+    ],
+  ];
+  for (const [files, found] of cases) {
+    await using dir = await tempDir();
+    await writeFiles(dir.path, files);
+    const error = await initProject(dir.path, { path: "/nonexistent" }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    match(error?.message ?? "", found);
+    match(error!.message, /not wired through every stage yet/);
+  }
+});

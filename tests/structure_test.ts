@@ -31,6 +31,9 @@ const FLOORS: [string, RegExp][] = [
 /** Folders whose files the rest of the tree reaches only through their `mod.ts`. */
 const FRONT_DOORS = [
   "lib/python",
+  "lib/go",
+  "lib/node",
+  "lib/runner",
   "lib/testbed",
   "lib/mine",
   "lib/oracle",
@@ -70,8 +73,8 @@ function floorOf(file: string): number {
   return at;
 }
 
-/** Besides each folder's `mod.ts`: the report's types, which `main.ts` exports as they are. */
-const ALSO_DOORS = ["lib/report/types.ts"];
+/** Besides each folder's `mod.ts`: the report's types (`main.ts` exports them as they are) and the runner interface (each runner implements it). */
+const ALSO_DOORS = ["lib/report/types.ts", "lib/runner/types.ts"];
 
 function doorOf(file: string): string | undefined {
   return FRONT_DOORS.find((dir) => file.startsWith(`${dir}/`));

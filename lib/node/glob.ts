@@ -83,6 +83,6 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 /** Whether `path` matches any of `globs`. */
-export function matchesAny(path: string, globs: readonly RegExp[]): boolean {
+export function matchesGlob(path: string, globs: readonly RegExp[]): boolean {
   return globs.some((g) => g.test(path));
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { globToRegExp, matchesAny } from "./glob.ts";
+import { globToRegExp, matchesGlob } from "./glob.ts";
 import type { NodeProject, NodeRunnerKind, PackageJson } from "./detect.ts";
 import { parsePackageJson } from "./detect.ts";
 
@@ -49,13 +49,13 @@ const CONFIG_NAMES = [
 ];
 
 /** The runner-facing facts of a project that path rules need. */
-export type PathRules = Pick<
+export type NodePathRules = Pick<
   NodeProject,
   "runner" | "include" | "includeRegex" | "setupFiles" | "configFiles"
 >;
 
 /** The test-file matchers of a project: its literal config globs, or the runner's defaults. */
-export function testMatchers(rules: PathRules): RegExp[] {
+export function testMatchers(rules: NodePathRules): RegExp[] {
   const globs = rules.include.length || rules.includeRegex.length
     ? rules.include
     : DEFAULT_INCLUDE[rules.runner];
@@ -71,17 +71,17 @@ export function testMatchers(rules: PathRules): RegExp[] {
 }
 
 /** Whether `path` is test code: the runner's test files, test directories, setup files. */
-export function isNodeTestFile(rules: PathRules, path: string): boolean {
+export function isNodeTestFile(rules: NodePathRules, path: string): boolean {
   if (/(^|\/)node_modules\//.test(path)) return false;
   if (rules.setupFiles.includes(path)) return true;
-  if (matchesAny(path, testMatchers(rules))) return true;
+  if (matchesGlob(path, testMatchers(rules))) return true;
   if (!/\.([cm]?[jt]sx?|json|snap)$/.test(path)) return TEST_DIRS.test(path);
   return TEST_NAMES.test(path) || TEST_DIRS.test(path) || SETUP_NAMES.test(path) ||
     /(^|\/)__snapshots__\//.test(path);
 }
 
 /** Whether `path` decides which tests run or how: never applied from a patch. */
-export function isNodeConfig(rules: PathRules, path: string): boolean {
+export function isNodeConfig(rules: NodePathRules, path: string): boolean {
   if (/(^|\/)node_modules(\/|$)/.test(path)) return true;
   if (rules.configFiles.includes(path) || rules.setupFiles.includes(path)) return true;
   return CONFIG_NAMES.some((re) => re.test(path)) || SETUP_NAMES.test(path);
@@ -103,7 +103,7 @@ function authorSlug(author: string): string {
  * the name marked with the author and still a test file of the project
  * (`src/a.test.ts` → `src/a.bugbout-<author>.test.ts`).
  */
-export function nodeBesidePath(rules: PathRules, path: string, author: string): string {
+export function nodeBesidePath(rules: NodePathRules, path: string, author: string): string {
   const slash = path.lastIndexOf("/");
   const dir = path.slice(0, slash + 1);
   const name = path.slice(slash + 1);
@@ -120,7 +120,7 @@ export function nodeBesidePath(rules: PathRules, path: string, author: string): 
     `${dir}${stem}-${tag}${ext}`,
   );
   const matchers = testMatchers(rules);
-  return candidates.find((c) => matchesAny(c, matchers)) ?? candidates[0];
+  return candidates.find((c) => matchesGlob(c, matchers)) ?? candidates[0];
 }
 
 /** Dev dependencies that change how tests run. */

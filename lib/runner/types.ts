@@ -12,13 +12,10 @@
  */
 
 import type { GuardEvent } from "../python/mod.ts";
-import type { Outcome, RunStatus } from "../records.ts";
-import type { Sandbox } from "../sandbox/types.ts";
+import type { Language, Outcome, RunStatus } from "../records.ts";
 
-/** The languages bugbout serves. */
-export const LANGUAGES = ["python", "go", "node"] as const;
-/** A language bugbout serves (`node`: TypeScript and JavaScript). */
-export type Language = typeof LANGUAGES[number];
+export type { Language } from "../records.ts";
+import type { Sandbox } from "../sandbox/types.ts";
 
 /** The tests one change added or changed in one test file. */
 export type FileTests =

@@ -79,6 +79,7 @@ export {
   type RunSelection,
   type SessionSettings,
 } from "./sessions.ts";
+export { RUNNERS_VERSION, type RunnerTree, TreeRunners } from "./runners.ts";
 export { settleAll, Slots } from "./slots.ts";
 export {
   runTaskStage,

@@ -39,7 +39,7 @@ export type TaskProgress<R> =
   | { event: "done"; task: string; result: R };
 
 /** Options shared by the stages that run tests. */
-export interface StageOptions<R> {
+export interface StageOptions<R, E = TestEnv> {
   /** Stop: runs in flight are killed, finished tasks stay saved, then it throws. */
   signal?: AbortSignal;
   /** Called for every task and run as they start and finish. */
@@ -48,8 +48,8 @@ export interface StageOptions<R> {
   only?: readonly string[];
   /** The sandbox; by default the one `[run] sandbox` names, checked. */
   sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
+  /** The test environment; by default the stage's own, else the project's Python one. */
+  env?: E;
 }
 
 /**
@@ -70,11 +70,11 @@ export function sessionInputs(project: Project, env: TestEnv) {
 }
 
 /** What the driver hands a stage's work for one task. */
-export interface TaskContext {
+export interface TaskContext<E = TestEnv> {
   /** The task's inputs key (to store in its result). */
   key: string;
   /** The test environment. */
-  env: TestEnv;
+  env: E;
   /** The sandbox every session runs in. */
   sandbox: Sandbox;
   /** Bounds pytest sessions across every task of the stage. */
@@ -89,14 +89,20 @@ export interface TaskContext {
   signal?: AbortSignal;
 }
 
-/** One per-task stage, as the driver runs it. */
-export interface TaskStage<I, R extends { inputsKey: string }> {
+/**
+ * One per-task stage, as the driver runs it. `E` is its test environment: the project's Python
+ * environment unless the stage makes its own (`environment`), as the stages of a Go or
+ * JavaScript project do (see `TreeRunners`).
+ */
+export interface TaskStage<I, R extends { inputsKey: string }, E = TestEnv> {
   /** The stage's name: its working directories live under the project's cache by this name. */
   name: string;
+  /** Make the stage's test environment, once, before any task runs (default: Python's). */
+  environment?(signal?: AbortSignal): Promise<E>;
   /** What a task's work depends on, or why the task has nothing to do (a string). */
   inputs(task: Task): Promise<I | string>;
   /** The inputs key of a task's result. */
-  key(task: Task, inputs: I, env: TestEnv): string;
+  key(task: Task, inputs: I, env: E): string;
   /** The task's saved result, if any. */
   saved(task: Task): Promise<R | undefined> | R | undefined;
   /** Whether a saved result made from the same inputs may stand (not an infrastructure error). */
@@ -104,7 +110,7 @@ export interface TaskStage<I, R extends { inputsKey: string }> {
   /** How many trees the task's work builds, for progress. */
   trees?(task: Task, inputs: I): number;
   /** Do the task's work. */
-  run(task: Task, inputs: I, context: TaskContext): Promise<R>;
+  run(task: Task, inputs: I, context: TaskContext<E>): Promise<R>;
   /** Save one task's result (never called twice at once). */
   save(task: Task, result: R): Promise<void>;
 }
@@ -124,11 +130,11 @@ export interface StageRun<R> {
 }
 
 /** Run a per-task stage over `tasks` (see the module's documentation). */
-export async function runTaskStage<I, R extends { inputsKey: string }>(
+export async function runTaskStage<I, R extends { inputsKey: string }, E = TestEnv>(
   project: Project,
   tasks: readonly Task[],
-  stage: TaskStage<I, R>,
-  options: StageOptions<R> = {},
+  stage: TaskStage<I, R, E>,
+  options: StageOptions<R, E> = {},
 ): Promise<StageRun<R>> {
   const { signal } = options;
   const emit = options.onProgress ?? (() => {});
@@ -148,7 +154,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
   for (const task of chosen) inputs.set(task.id, await stage.inputs(task));
   const needed = [...inputs.values()].some((i) => typeof i !== "string");
   // The environment and sandbox are made once, before tasks run side by side.
-  const env = needed ? options.env ?? await testEnvFor(project, signal) : undefined;
+  const env = needed ? options.env ?? await environmentOf(project, stage, signal) : undefined;
   const sandbox = needed
     ? options.sandbox ?? await openSandbox(project.config.run.sandbox)
     : undefined;
@@ -216,4 +222,13 @@ export async function runTaskStage<I, R extends { inputsKey: string }>(
     if (done.has(task.id)) outcome.results.set(task.id, done.get(task.id)!);
   }
   return outcome;
+}
+
+/** The stage's own environment, else the project's Python one (then `E` is `TestEnv`). */
+function environmentOf<E>(
+  project: Project,
+  stage: { environment?(signal?: AbortSignal): Promise<E> },
+  signal?: AbortSignal,
+): Promise<E> {
+  return stage.environment?.(signal) ?? (testEnvFor(project, signal) as Promise<E>);
 }
