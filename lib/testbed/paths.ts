@@ -7,13 +7,19 @@
  */
 
 import type { PatchFile } from "../records.ts";
+import type { TestRunner } from "../runner/mod.ts";
 
 /** Where the package and the tests live, for classifying paths. */
 export interface PathRules {
-  /** The package directory at B (`src/pkg`, `pkg`, or a module `pkg.py`). */
+  /** The package directory at B (`src/pkg`, `pkg`, or a module `pkg.py`; `.` for Go and JS). */
   packageDir: string;
   /** The tests directory from `[project] tests`. */
   testsDir: string;
+  /**
+   * A Go or JavaScript project's runner: it alone says what is test code and what is
+   * configuration; everything else under `packageDir` is source.
+   */
+  runner?: Pick<TestRunner, "isTestFile" | "isConfig">;
 }
 
 const CONFIG_NAMES = new Set([
@@ -46,6 +52,11 @@ function under(path: string, dir: string): boolean {
  * files, pytest plugins), wherever it is: such edits are never applied when scoring.
  */
 export function classifyPath(path: string, rules: PathRules): PatchFile["kind"] {
+  if (rules.runner) {
+    if (rules.runner.isConfig(path)) return "config";
+    if (rules.runner.isTestFile(path)) return "test";
+    return under(path, rules.packageDir) ? "source" : "other";
+  }
   const name = path.split("/").pop() ?? path;
   if (CONFIG_NAMES.has(name) || name.endsWith(".pth") || /^pytest_.*\.py$/.test(name)) {
     return "config";
