@@ -21,6 +21,8 @@
 
 import type {
   FileTests,
+  PatchedText,
+  PatchFinding,
   RunnerEnv,
   RunnerRun,
   RunnerRunOptions,
@@ -30,7 +32,9 @@ import { besidePath } from "./beside.ts";
 import { prepareGo } from "./env.ts";
 import { fileOf, isConfig, isTestFile } from "./ids.ts";
 import { runGo } from "./run.ts";
-import { changedTests } from "./tests.ts";
+import { goChangedTests } from "./tests.ts";
+import { besideId, besideSource } from "./beside.ts";
+import { patchFlags } from "./flags.ts";
 
 export type {
   Detected,
@@ -84,9 +88,9 @@ export {
 } from "./report.ts";
 export { firstCompilerLine, runGo } from "./run.ts";
 export {
-  changedTests,
   type FileReading,
   type FoundTest,
+  goChangedTests,
   readTests,
   topLevelTests,
 } from "./tests.ts";
@@ -109,9 +113,9 @@ export class GoRunner implements TestRunner {
   fileOf(id: string): string {
     return fileOf(id);
   }
-  /** See {@linkcode changedTests}. */
+  /** See {@linkcode goChangedTests}. */
   changedTests(path: string, before: string | null, after: string): FileTests {
-    return changedTests(path, before, after);
+    return goChangedTests(path, before, after);
   }
   /**
    * `pkg/foo_test.go` → `pkg/foo_bugbout_<author>_test.go`. The copy must also be rewritten with
@@ -119,6 +123,18 @@ export class GoRunner implements TestRunner {
    */
   besidePath(path: string, author: string): string {
     return besidePath(path, author);
+  }
+  /** The copy with every top-level name renamed for `author` (see {@linkcode besideSource}). */
+  besideSource(_path: string, source: string, author: string): string {
+    return besideSource(source, author);
+  }
+  /** `pkg/TestX/case` → `pkg/TestX_bugbout_<author>/case` (see {@linkcode besideId}). */
+  besideId(id: string, author: string): string {
+    return besideId(id, author);
+  }
+  /** See {@linkcode patchFlags}. */
+  patchFlags(files: readonly PatchedText[]): PatchFinding[] {
+    return patchFlags(files);
   }
   /** See {@linkcode prepareGo}. */
   prepare(tree: string, cache: string, signal?: AbortSignal): Promise<RunnerEnv> {

@@ -175,7 +175,7 @@ function changedNames(before: FileReading | null, after: FileReading): Set<strin
  * of the file after the change, those the change made, and why static reading may not be the
  * whole story (computed subtest names, a build constraint).
  */
-export function changedTests(path: string, before: string | null, after: string): FileTests {
+export function goChangedTests(path: string, before: string | null, after: string): FileTests {
   let now: FileReading;
   let then: FileReading | null = null;
   try {

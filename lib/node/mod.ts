@@ -18,6 +18,8 @@
 
 import type {
   FileTests,
+  PatchedText,
+  PatchFinding,
   RunnerEnv,
   RunnerRun,
   RunnerRunOptions,
@@ -26,7 +28,13 @@ import type {
 import { nodeChangedTests } from "./changed_tests.ts";
 import { type NodeProject, readNodeProject, RUNNER_NAMES } from "./detect.ts";
 import { prepareNode } from "./install.ts";
-import { isNodeConfig, isNodeTestFile, nodeBesidePath, nodeFileOf } from "./paths.ts";
+import {
+  isNodeConfig,
+  isNodeTestFile,
+  nodeBesidePath,
+  nodeFileOf,
+  packageJsonTestChanges,
+} from "./paths.ts";
 import { runNodeTests } from "./run.ts";
 import { BugboutError } from "../errors.ts";
 
@@ -91,6 +99,28 @@ export class NodeRunner implements TestRunner {
   /** See {@linkcode TestRunner.besidePath}. */
   besidePath(path: string, author: string): string {
     return nodeBesidePath(this.project, path, author);
+  }
+
+  /** The copy as it is: a file of its own needs no renaming. */
+  besideSource(_path: string, source: string, _author: string): string {
+    return source;
+  }
+
+  /** `a.test.ts > d > t` → `a.bugbout-<author>.test.ts > d > t`. */
+  besideId(id: string, author: string): string {
+    const file = nodeFileOf(id);
+    return this.besidePath(file, author) + id.slice(file.length);
+  }
+
+  /** A `package.json` change to how tests run (see {@linkcode packageJsonTestChanges}). */
+  patchFlags(files: readonly PatchedText[]): PatchFinding[] {
+    return files.filter((f) => f.path === "package.json" || f.path.endsWith("/package.json"))
+      .flatMap((f) =>
+        packageJsonTestChanges(f.before, f.after).map((what) => ({
+          path: f.path,
+          what: `changes how tests run: ${what}`,
+        }))
+      );
   }
 
   /** See {@linkcode TestRunner.prepare}. */

@@ -47,6 +47,24 @@ export interface RunnerEnv {
   describe: string;
 }
 
+/** One changed file of a patch, as {@linkcode TestRunner.patchFlags} reads it. */
+export interface PatchedText {
+  /** The path, relative to the tree. */
+  path: string;
+  /** Its text before the patch; null when the patch adds it. */
+  before: string | null;
+  /** Its text after the patch; null when the patch deletes it. */
+  after: string | null;
+}
+
+/** What {@linkcode TestRunner.patchFlags} found. */
+export interface PatchFinding {
+  /** The file. */
+  path: string;
+  /** What the patch does there, in words. */
+  what: string;
+}
+
 /** One group of tests run in a process of its own (one author's each). */
 export interface RunnerGroupRun {
   /** `ok`, `timeout`, `out-of-memory`, `infra-error` or `tampered`. */
@@ -128,6 +146,19 @@ export interface TestRunner {
    * of the original with the file part replaced.
    */
   besidePath(path: string, author: string): string;
+  /**
+   * The text of an author's copy installed at {@linkcode besidePath}: Go renames the copy's
+   * top-level names so that both files compile in one package; the others keep it as it is.
+   */
+  besideSource(path: string, source: string, author: string): string;
+  /** The id of an author's copy of test `id` (Go: the renamed function; the others: `id` with the file part at {@linkcode besidePath}). */
+  besideId(id: string, author: string): string;
+  /**
+   * What a patch does that no single path tells (Go: a `TestMain` in the maintainers' test files,
+   * a `replace` pointing outside the module; JavaScript: a `package.json` change to how tests
+   * run), one finding each, for scoring to flag and never apply.
+   */
+  patchFlags(files: readonly PatchedText[]): PatchFinding[];
   /**
    * Prepare the test environment of `tree` (cached by its dependency files' hash under `cache`),
    * with the network open. Throws a `BugboutError` that says what to install or fix.

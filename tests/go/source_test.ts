@@ -3,9 +3,9 @@ import {
   besideId,
   besidePath,
   besideSource,
-  changedTests,
   fileOf,
   fromBesideId,
+  goChangedTests,
   goRunner,
   isConfig,
   isTestFile,
@@ -71,7 +71,7 @@ Deno.test("rewriteSubtestName() turns spaces into _ and quotes unprintables, as 
   equal(rewriteSubtestName("ünïcode ok"), "ünïcode_ok");
 });
 
-Deno.test("changedTests() names a new file's tests and its literal subtests", () => {
+Deno.test("goChangedTests() names a new file's tests and its literal subtests", () => {
   const after = SOURCES.unitsTest + `
 func TestCases(t *testing.T) {
 	t.Run("km to m", func(t *testing.T) {
@@ -94,7 +94,7 @@ func ExampleNoOutput() {}
 
 func TestMain(m *testing.M) {}
 `;
-  const result = changedTests("units/units_test.go", null, after);
+  const result = goChangedTests("units/units_test.go", null, after);
   const expected = [
     "units/TestConvert",
     "units/TestCases",
@@ -108,22 +108,22 @@ func TestMain(m *testing.M) {}
   deepEqual(result, { tests: expected, changed: expected });
 });
 
-Deno.test("changedTests() keeps what the change left alone out, layout and comments aside", () => {
+Deno.test("goChangedTests() keeps what the change left alone out, layout and comments aside", () => {
   const before = SOURCES.parseTest;
   const after = SOURCES.parseTestFixed.replace(
     "func TestQuantity(t *testing.T) {",
     "// TestQuantity reads a number.\nfunc TestQuantity(t *testing.T)  {",
   );
-  deepEqual(changedTests("parse/parse_test.go", before, after), {
+  deepEqual(goChangedTests("parse/parse_test.go", before, after), {
     tests: ["parse/TestQuantity", "parse/TestQuantityEmpty"],
     changed: ["parse/TestQuantityEmpty"],
   });
 });
 
-Deno.test("changedTests() on the fixture's table-driven fix names the changed subtests", () => {
+Deno.test("goChangedTests() on the fixture's table-driven fix names the changed subtests", () => {
   const before = SOURCES.unitsTestWithRound;
   const after = SOURCES.unitsTestWithCases;
-  const result = changedTests("units/units_test.go", before, after);
+  const result = goChangedTests("units/units_test.go", before, after);
   ok("tests" in result);
   deepEqual(result.changed, [
     "units/TestConvertCases",
@@ -135,7 +135,7 @@ Deno.test("changedTests() on the fixture's table-driven fix names the changed su
   ok(result.unsure?.includes("TestRound"), result.unsure);
 });
 
-Deno.test("changedTests() counts a test whose package-level table or helper changed", () => {
+Deno.test("goChangedTests() counts a test whose package-level table or helper changed", () => {
   const file = (rows: string, helper: string) =>
     `package p
 
@@ -155,17 +155,17 @@ func TestHelper(t *testing.T) { check(t, 1) }
 
 func TestAlone(t *testing.T) {}
 `;
-  deepEqual(changedTests("p/p_test.go", file("1, 2", "_ = n"), file("1, 2, 3", "_ = n")), {
+  deepEqual(goChangedTests("p/p_test.go", file("1, 2", "_ = n"), file("1, 2, 3", "_ = n")), {
     tests: ["p/TestRows", "p/TestHelper", "p/TestAlone"],
     changed: ["p/TestRows"],
   });
-  deepEqual(changedTests("p/p_test.go", file("1", "_ = n"), file("1", "t.Log(n)")), {
+  deepEqual(goChangedTests("p/p_test.go", file("1", "_ = n"), file("1", "t.Log(n)")), {
     tests: ["p/TestRows", "p/TestHelper", "p/TestAlone"],
     changed: ["p/TestHelper"],
   });
 });
 
-Deno.test("changedTests() says unsure for a build-constrained file, and cannot read broken ones", () => {
+Deno.test("goChangedTests() says unsure for a build-constrained file, and cannot read broken ones", () => {
   const tagged = `//go:build integration
 
 package p
@@ -174,11 +174,11 @@ import "testing"
 
 func TestSlow(t *testing.T) {}
 `;
-  const result = changedTests("p/slow_test.go", null, tagged);
+  const result = goChangedTests("p/slow_test.go", null, tagged);
   ok("tests" in result);
   deepEqual(result.tests, ["p/TestSlow"]);
   ok(result.unsure?.includes("//go:build integration"), result.unsure);
-  const broken = changedTests(
+  const broken = goChangedTests(
     "p/b_test.go",
     null,
     'package p\n\nfunc TestX(t *testing.T) { s := "\n}\n',

@@ -1,6 +1,8 @@
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { goRunner } from "../../lib/go/mod.ts";
+import { openRunner } from "../../lib/runner/mod.ts";
 import { classifyPath } from "../../lib/testbed/mod.ts";
+import { tempDir, writeFiles } from "../python/_shared.ts";
 
 Deno.test("classifyPath() asks a Go or JavaScript runner what is test code and configuration", () => {
   const rules = { packageDir: ".", testsDir: "tests", runner: goRunner() };
@@ -18,4 +20,43 @@ Deno.test("classifyPath() asks a Go or JavaScript runner what is test code and c
   });
   // Python's rules are untouched by a runner's absence: a conftest is configuration, as before.
   deepEqual(classifyPath("tests/conftest.py", { packageDir: "pkg", testsDir: "tests" }), "config");
+});
+
+Deno.test("each runner says how an author's copy is named, written and addressed, and what a patch may not do", async () => {
+  const go = goRunner();
+  equal(go.besidePath("calc/add_test.go", "codex"), "calc/add_bugbout_codex_test.go");
+  match(
+    go.besideSource("calc/add_test.go", "package calc\nfunc TestAdd(t *testing.T) {}\n", "codex"),
+    /func TestAdd_bugbout_codex\(/,
+  );
+  equal(go.besideId("calc/TestAdd/two", "codex"), "calc/TestAdd_bugbout_codex/two");
+  deepEqual(
+    go.patchFlags([{
+      path: "go.mod",
+      before: "module m\n",
+      after: "module m\nreplace example.com/x => ../x\n",
+    }]).length,
+    1,
+  );
+
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "package.json": '{"scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "3.2.4"}}',
+  });
+  const node = await openRunner("node", dir.path);
+  equal(
+    node.besideId("src/a.test.ts > sums > adds", "codex"),
+    "src/a.bugbout-codex.test.ts > sums > adds",
+  );
+  equal(node.besideSource("src/a.test.ts", "test('x', () => {})", "codex"), "test('x', () => {})");
+  const before = '{"scripts": {"test": "vitest run"}, "version": "1.0.0"}';
+  deepEqual(
+    node.patchFlags([{ path: "package.json", before, after: before.replace("1.0.0", "1.0.1") }]),
+    [],
+  );
+  equal(
+    node.patchFlags([{ path: "package.json", before, after: before.replace("vitest run", "true") }])
+      .length,
+    1,
+  );
 });
