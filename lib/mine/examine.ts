@@ -11,7 +11,8 @@
 
 import { InterruptedError } from "../errors.ts";
 import type { Task } from "../records.ts";
-import type { AddedTests, TestReader } from "./added_tests.ts";
+import type { AddedTests } from "./added_tests.ts";
+import type { BlobReader } from "./blobs.ts";
 import { type ChangeKind, changelogKind } from "./changelog.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
 import type { GithubClient } from "./github.ts";
@@ -24,7 +25,7 @@ export interface ExaminerOptions {
   /** `[tasks] limit`. */
   limit: number;
   /** Reads test modules and changelogs. */
-  reader: TestReader;
+  reader: CandidateReader;
   /** GitHub, for statements and labels. */
   client?: GithubClient;
   /** The GitHub site, for issue addresses. */
@@ -35,6 +36,19 @@ export interface ExaminerOptions {
   exclude: (candidate: Candidate, reason: ExclusionReason, detail?: string) => void;
   /** Stop early. */
   signal?: AbortSignal;
+}
+
+/**
+ * Reads the tests candidates added or changed: pytest's reading of test modules
+ * (`TestReader`), or a Go or JavaScript runner's (`RunnerTestReader`).
+ */
+export interface CandidateReader {
+  /** The blobs behind it (changelogs are read through it too). */
+  readonly blobs: BlobReader;
+  /** Start reading what {@linkcode CandidateReader.examine} will need for `batch`. */
+  prefetch(batch: readonly Candidate[]): void;
+  /** For each candidate, the tests it added or changed. */
+  examine(batch: readonly Candidate[]): Promise<AddedTests[]>;
 }
 
 type Qualifying = { candidate: Candidate; tests: AddedTests; evidence: KindEvidence[] };
@@ -153,7 +167,10 @@ export class Examiner {
       this.options.exclude(
         candidate,
         "no-test-added",
-        `changes ${tests.testFiles.join(", ") || "test modules"} but adds or changes no test`,
+        `changes ${
+          (tests.testFiles.length ? tests.testFiles : candidate.testModules).join(", ") ||
+          "test modules"
+        } but adds or changes no test`,
       );
       return undefined;
     }
@@ -199,10 +216,16 @@ export class Examiner {
       pythonPath: candidate.pythonPath,
       statement: statement.statement,
       statementSource: statement.statementSource,
-      ...(candidate.supportFiles.length ? { supportFiles: candidate.supportFiles } : {}),
+      ...support(candidate.supportFiles, tests.testFiles),
       ...(statement.linkedIssue ? { linkedIssue: statement.linkedIssue } : {}),
     };
   }
+}
+
+/** A task's support files: the candidate's, less those that turned out to be test files. */
+function support(files: readonly string[], testFiles: readonly string[]) {
+  const left = files.filter((f) => !testFiles.includes(f));
+  return left.length ? { supportFiles: left } : {};
 }
 
 /** The changelog files a candidate's kind may depend on, as objects to read. */
@@ -217,7 +240,7 @@ function changelogNames(candidate: Candidate): string[] {
 /** What the changelog says of a candidate: its fragment's type, or the section of its entry. */
 function changelogEvidence(
   candidate: Candidate,
-  blobs: TestReader["blobs"],
+  blobs: BlobReader,
 ): KindEvidence | undefined {
   if (candidate.fragment) {
     return {

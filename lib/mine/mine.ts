@@ -32,11 +32,17 @@ import type { EnvLike } from "./github.ts";
 import { firstParentBatches, pickFiles } from "./history.ts";
 import { PackageTracker } from "./package.ts";
 import { isConfigFile, mayBeConfigLine, RulesHistory } from "./rules_at.ts";
+import {
+  classifyRunnerFiles,
+  type MiningRunner,
+  runnerAt,
+  RunnerTestReader,
+} from "./runner_files.ts";
 
 export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 2;
+export const MINER_VERSION = 3;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";
@@ -122,12 +128,12 @@ function tally(counts: Record<string, number>, reason: string, n = 1) {
 async function walk(
   project: Project,
   head: string,
-  rulesAt: RulesHistory,
+  rulesAt: RulesHistory | undefined,
   slug: string | undefined,
   onSurvivor: (survivor: Survivor) => void,
   options: MineOptions,
 ): Promise<Walked> {
-  const tracker = new PackageTracker(project.config.project.source);
+  const tracker = new PackageTracker(project.config.project.source ?? ".");
   const since = project.config.tasks.since;
   const walked: Walked = { walked: 0, order: [], excluded: [], counts: {} };
   for await (
@@ -140,14 +146,16 @@ async function walk(
         options.onProgress?.({ stage: "walk", examined: walked.walked });
       }
       // Only a change that touches the package's __init__.py can move it; only one that touches
-      // a configuration file at the root can change the discovery rules.
-      const init = `${tracker.current}/__init__.py`;
-      const moved = pickFiles(change, (p) => p === init, (l) => l.endsWith("__init__.py"));
-      const where = tracker.step(moved.length ? change.files : []);
-      const rules = rulesAt.step(
-        pickFiles(change, isConfigFile, mayBeConfigLine),
-        change.parents[0],
-      );
+      // a configuration file at the root can change the discovery rules. (A Go or JavaScript
+      // project has neither: its runner reads every change.)
+      let where = { atG: ".", atB: "." };
+      let rules = "";
+      if (rulesAt) {
+        const init = `${tracker.current}/__init__.py`;
+        const moved = pickFiles(change, (p) => p === init, (l) => l.endsWith("__init__.py"));
+        where = tracker.step(moved.length ? change.files : []);
+        rules = rulesAt.step(pickFiles(change, isConfigFile, mayBeConfigLine), change.parents[0]);
+      }
       if (since && change.time * 1000 < since.getTime()) {
         tally(walked.counts, "before-since");
         continue;
@@ -205,13 +213,15 @@ async function mine(
   if (checked.status === "rejected") throw checked.reason;
   if (found.status === "rejected") throw found.reason;
   const branch = found.value;
-  const [head, setup, rulesAt] = await Promise.all([
+  const language = config.project.language;
+  const [head, setup, pythonRules] = await Promise.all([
     revParse(repo, branch),
     githubSetup(project, { env: options.env }),
-    RulesHistory.at(repo, branch),
+    language === "python" ? RulesHistory.at(repo, branch) : undefined,
   ]);
   const key = inputsKey({
     miner: MINER_VERSION,
+    language,
     head,
     branch,
     source: config.project.source,
@@ -242,6 +252,9 @@ async function mine(
     if (!COUNTED_ONLY.includes(reason)) excluded.push(exclusion(c.commit, c.title, reason, detail));
   };
   const blobs = new BlobReader(repo, options.signal);
+  // A Go or JavaScript project's runner, with its configuration at HEAD, sorts every change's
+  // files and reads its tests; Python's rules come from pytest's configuration at each commit.
+  const runner = language === "python" ? undefined : await runnerAt(repo, head, language, blobs);
   const client = clientFor(project, setup, {
     refresh: options.refresh,
     signal: options.signal,
@@ -249,7 +262,7 @@ async function mine(
   });
   const examiner = new Examiner({
     limit: config.tasks.limit,
-    reader: new TestReader(blobs),
+    reader: runner ? new RunnerTestReader(blobs, runner) : new TestReader(blobs),
     client,
     site: setup.repository ? { api: setup.api, repository: setup.repository } : undefined,
     onTask: (done) =>
@@ -257,73 +270,99 @@ async function mine(
     exclude,
     signal: options.signal,
   });
-  // The rules on each survivor's files, with the discovery rules in force at it: right away
-  // during the walk when those are known already (most are those at HEAD), else after it, with one
-  // read for all the configuration files still unread.
   const candidates: { index: number; candidate: Candidate }[] = [];
-  const classifyOne = (survivor: Survivor, rules: PytestRules) => {
-    const { screened, index } = survivor;
-    const result = classifyFiles(screened, rules, {
-      maxSourceFiles: config.tasks.maxSourceFiles,
-      tests: config.project.tests,
-    });
-    if (result.kind === "candidate") candidates.push({ index, candidate: result.candidate });
-    else {
-      exclude(
-        { commit: screened.change.commit, title: result.title },
-        result.reason,
-        result.detail,
-      );
-    }
-  };
-  // The configuration at HEAD, read while the walk starts.
-  const ahead = rulesAt.rules(rulesAt.key, blobs);
-  ahead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-  // The first batch is the `limit` newest candidates; it is settled once no survivor newer than
-  // the last of them waits for its configuration. Until then, such
-  // survivors are classified a few dozen at a time (each read is a process); then the first
-  // batch's test modules are read while the walk goes on.
-  const limit = config.tasks.limit;
-  let pending: Survivor[] = [];
-  let inflight: Survivor[] = [];
-  let prefetched = false;
-  let flushing: Promise<void> | undefined;
-  const startFirstBatch = () => {
-    if (prefetched || candidates.length < limit) return;
-    candidates.sort((a, b) => a.index - b.index);
-    const last = candidates[limit - 1].index;
-    const waiting = [...inflight, ...pending].some((s) => s.index < last);
-    if (waiting) return;
-    prefetched = true;
-    examiner.prefetch(candidates.slice(0, limit).map((c) => c.candidate));
-  };
-  const flush = () => {
-    inflight = pending;
-    pending = [];
-    flushing = (async () => {
-      await blobs.read(inflight.flatMap((s) => rulesAt.blobsOf(s.rules)));
-      for (const survivor of inflight) {
-        classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+  // Python: the rules on each survivor's files, with the discovery rules in force at it: right
+  // away during the walk when those are known already (most are those at HEAD), else after it,
+  // with one read for all the configuration files still unread.
+  const walkPython = async (rulesAt: RulesHistory): Promise<Walked> => {
+    const classifyOne = (survivor: Survivor, rules: PytestRules) => {
+      const { screened, index } = survivor;
+      const result = classifyFiles(screened, rules, {
+        maxSourceFiles: config.tasks.maxSourceFiles,
+        tests: config.project.tests,
+      });
+      if (result.kind === "candidate") candidates.push({ index, candidate: result.candidate });
+      else {
+        exclude(
+          { commit: screened.change.commit, title: result.title },
+          result.reason,
+          result.detail,
+        );
       }
-    })().finally(() => {
-      inflight = [];
-      flushing = undefined;
+    };
+    // The configuration at HEAD, read while the walk starts.
+    const ahead = rulesAt.rules(rulesAt.key, blobs);
+    ahead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    // The first batch is the `limit` newest candidates; it is settled once no survivor newer than
+    // the last of them waits for its configuration. Until then, such
+    // survivors are classified a few dozen at a time (each read is a process); then the first
+    // batch's test modules are read while the walk goes on.
+    const limit = config.tasks.limit;
+    let pending: Survivor[] = [];
+    let inflight: Survivor[] = [];
+    let prefetched = false;
+    let flushing: Promise<void> | undefined;
+    const startFirstBatch = () => {
+      if (prefetched || candidates.length < limit) return;
+      candidates.sort((a, b) => a.index - b.index);
+      const last = candidates[limit - 1].index;
+      const waiting = [...inflight, ...pending].some((s) => s.index < last);
+      if (waiting) return;
+      prefetched = true;
+      examiner.prefetch(candidates.slice(0, limit).map((c) => c.candidate));
+    };
+    const flush = () => {
+      inflight = pending;
+      pending = [];
+      flushing = (async () => {
+        await blobs.read(inflight.flatMap((s) => rulesAt.blobsOf(s.rules)));
+        for (const survivor of inflight) {
+          classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+        }
+      })().finally(() => {
+        inflight = [];
+        flushing = undefined;
+        startFirstBatch();
+        if (!prefetched && pending.length) flush();
+      });
+      flushing.catch(() => {}); // awaited after the walk
+    };
+    const walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
+      const rules = rulesAt.known(survivor.rules, blobs);
+      if (rules) classifyOne(survivor, rules);
+      else pending.push(survivor);
       startFirstBatch();
-      if (!prefetched && pending.length) flush();
-    });
-    flushing.catch(() => {}); // awaited after the walk
+      if (!prefetched && !flushing && pending.length >= 32) flush();
+    }, options);
+    await ahead;
+    while (flushing) await flushing;
+    await blobs.read(pending.flatMap((s) => rulesAt.blobsOf(s.rules)));
+    for (const survivor of pending) {
+      classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+    }
+    return walked;
   };
-  const walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
-    const rules = rulesAt.known(survivor.rules, blobs);
-    if (rules) classifyOne(survivor, rules);
-    else pending.push(survivor);
-    startFirstBatch();
-    if (!prefetched && !flushing && pending.length >= 32) flush();
-  }, options);
-  await ahead;
-  while (flushing) await flushing;
-  await blobs.read(pending.flatMap((s) => rulesAt.blobsOf(s.rules)));
-  for (const survivor of pending) classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
+  // Go and JavaScript: the runner sorts each survivor's files as soon as it is read; the first
+  // `limit` candidates' test files are read while the walk goes on.
+  const walkRunner = (runner: MiningRunner): Promise<Walked> => {
+    let prefetched = false;
+    return walk(project, head, undefined, setup.repository, (survivor) => {
+      const result = classifyRunnerFiles(survivor.screened, runner, {
+        maxSourceFiles: config.tasks.maxSourceFiles,
+      });
+      if (result.kind === "excluded") {
+        const { change } = survivor.screened;
+        exclude({ commit: change.commit, title: result.title }, result.reason, result.detail);
+        return;
+      }
+      candidates.push({ index: survivor.index, candidate: result.candidate });
+      if (!prefetched && candidates.length >= config.tasks.limit) {
+        prefetched = true;
+        examiner.prefetch(candidates.map((c) => c.candidate));
+      }
+    }, options);
+  };
+  const walked = runner ? await walkRunner(runner) : await walkPython(pythonRules!);
   const ordered = candidates.sort((a, b) => a.index - b.index).map((c) => c.candidate);
   options.onProgress?.({ stage: "tests", candidates: ordered.length });
 

@@ -1,0 +1,258 @@
+/**
+ * Mining a Go or JavaScript/TypeScript project: the parts of mining that are Python's elsewhere
+ * (pytest's discovery rules, the package tracker, reading test modules), done with the project's
+ * test runner instead. The runner says which changed files are test code and which are
+ * configuration; everything else that is code of the language is source. The tests a change added
+ * or changed are the runner's own reading of each test file before and after it, read from git's
+ * object store.
+ *
+ * Requires `--allow-run=git`, `--allow-read` and `--allow-write` (a temporary directory for the
+ * root files the runner reads its configuration from).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { git } from "../git.ts";
+import type { Language } from "../records.ts";
+import { DEFAULT_RULES } from "../python/mod.ts";
+import { openRunner, type TestRunner } from "../runner/mod.ts";
+import type { AddedTests } from "./added_tests.ts";
+import type { BlobReader } from "./blobs.ts";
+import type { Candidate, Classified, ClassifyContext, Screened } from "./classify.ts";
+import type { PathChange } from "./history.ts";
+
+/** What a runner-mined change needs of the runner. */
+export type MiningRunner = Pick<
+  TestRunner,
+  "language" | "name" | "isTestFile" | "isConfig" | "changedTests"
+>;
+
+/** Code of each language: what counts as a source file (docs, changelogs and data do not). */
+const SOURCE_CODE: Record<Exclude<Language, "python">, RegExp> = {
+  go: /\.(go|s|c|h|cc|cpp|hpp)$/,
+  node: /\.([cm]?[jt]sx?|vue|svelte|astro)$/,
+};
+
+/** Test code a runner can read tests from (the rest of its test files are support files). */
+const TEST_CODE: Record<Exclude<Language, "python">, RegExp> = {
+  go: /_test\.go$/,
+  node: /\.[cm]?[jt]sx?$/,
+};
+
+/** Directories whose code is never the project's own source (vendored, installed). */
+const NOT_SOURCE = /(^|\/)(vendor|node_modules)\//;
+
+/** The language's name as a person says it. */
+export function languageLabel(language: Exclude<Language, "python">): string {
+  return language === "go" ? "Go" : "JavaScript/TypeScript";
+}
+
+/**
+ * The runner of `commit`, its configuration read from the files at the root of that commit (a
+ * repository may be bare, and its work tree need not be at `commit`).
+ */
+export async function runnerAt(
+  repo: string,
+  commit: string,
+  language: Exclude<Language, "python">,
+  blobs: BlobReader,
+): Promise<TestRunner> {
+  if (language === "go") return await openRunner("go", repo);
+  const listing = await git(["ls-tree", "-z", "--full-tree", commit], { cwd: repo });
+  const files = listing.split("\0").filter(Boolean).flatMap((entry) => {
+    const m = entry.match(/^\d+ blob ([0-9a-f]+)\t(.+)$/s);
+    return m && !m[2].includes("/") ? [{ blob: m[1], name: m[2] }] : [];
+  });
+  const texts = await blobs.read(files.map((f) => f.blob));
+  const dir = await Deno.makeTempDir({ prefix: "bugbout-mine-root-" });
+  try {
+    for (const f of files) {
+      const text = texts.get(f.blob);
+      if (text !== undefined) await Deno.writeTextFile(join(dir, f.name), text);
+    }
+    return await openRunner(language, dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Sort a change's files with the runner: source code, test code, and other test files. */
+export function sortRunnerFiles(
+  files: readonly PathChange[],
+  runner: MiningRunner,
+): { sourceFiles: string[]; testChanges: PathChange[]; supportFiles: string[] } {
+  const language = runner.language as Exclude<Language, "python">;
+  const sourceFiles = new Set<string>();
+  const supportFiles = new Set<string>();
+  const testChanges: PathChange[] = [];
+  const isSource = (path: string) =>
+    SOURCE_CODE[language].test(path) && !NOT_SOURCE.test(path) && !runner.isConfig(path) &&
+    !runner.isTestFile(path);
+  for (const f of files) {
+    const deleted = f.status === "D";
+    if (!deleted && !runner.isConfig(f.path) && runner.isTestFile(f.path)) {
+      if (TEST_CODE[language].test(f.path)) testChanges.push(f);
+      else supportFiles.add(f.path);
+      continue;
+    }
+    // A deleted or moved source file counts by its path before the change too.
+    const before = f.status !== "A" && isSource(f.oldPath ?? f.path);
+    if ((!deleted && isSource(f.path)) || before) sourceFiles.add(f.path);
+  }
+  testChanges.sort((a, b) => a.path.localeCompare(b.path));
+  return {
+    sourceFiles: [...sourceFiles].sort(),
+    testChanges,
+    supportFiles: [...supportFiles].sort(),
+  };
+}
+
+/**
+ * The rules on which files a screened change touched, for a Go or JavaScript project: it must
+ * change source code (at most `max-source-files` files) and test code its runner reads.
+ */
+export function classifyRunnerFiles(
+  screened: Screened,
+  runner: MiningRunner,
+  context: Pick<ClassifyContext, "maxSourceFiles">,
+): Classified<Candidate> {
+  const { change, text } = screened;
+  const language = runner.language as Exclude<Language, "python">;
+  const maybe = !screened.titleFix && screened.fragment === undefined;
+  const excluded = (
+    reason: "no-source-change" | "too-many-source-files" | "no-test-added",
+    detail: string,
+  ): Classified<Candidate> => ({
+    kind: "excluded",
+    reason: maybe ? "not-a-fix" : reason,
+    title: text.title,
+    ...(maybe ? {} : { detail }),
+  });
+  const files = sortRunnerFiles(change.files, runner);
+  if (files.sourceFiles.length === 0) {
+    return excluded(
+      "no-source-change",
+      `changes no ${
+        languageLabel(language)
+      } source file (tests, configuration and other files are not source)`,
+    );
+  }
+  if (files.sourceFiles.length > context.maxSourceFiles) {
+    return excluded(
+      "too-many-source-files",
+      `changes ${files.sourceFiles.length} source files (max-source-files = ${context.maxSourceFiles})`,
+    );
+  }
+  if (files.testChanges.length === 0) {
+    return excluded("no-test-added", `changes no test file ${runner.name} runs`);
+  }
+  const renamedFrom: Record<string, string> = {};
+  for (const f of files.testChanges) {
+    if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
+  }
+  return {
+    kind: "candidate",
+    candidate: {
+      commit: change.commit,
+      parent: change.parents[0],
+      time: change.time,
+      title: text.title,
+      body: text.body,
+      ...(text.pullRequest ? { pullRequest: text.pullRequest } : {}),
+      merge: change.parents.length > 1,
+      reference: screened.reference,
+      sourceFiles: files.sourceFiles,
+      testModules: files.testChanges.map((f) => f.path),
+      renamedFrom,
+      // Test code that turns out to hold no test (helpers) is support too: the task keeps those
+      // of these files that are not among its test files.
+      supportFiles: [...new Set([...files.supportFiles, ...files.testChanges.map((f) => f.path)])]
+        .sort(),
+      packageDir: ".",
+      pythonPath: ".",
+      testChanges: files.testChanges,
+      // Never read for a runner's candidate: pytest's defaults fill the field.
+      rules: DEFAULT_RULES,
+      titleFix: screened.titleFix,
+      ...(text.branch ? { branch: text.branch } : {}),
+      ...(screened.fragment ? { fragment: screened.fragment } : {}),
+      changelogs: screened.changelogs,
+    },
+  };
+}
+
+/**
+ * Reads the tests each candidate added or changed with the runner's static reading of its test
+ * files before and after the change (one `git cat-file` per batch).
+ */
+export class RunnerTestReader {
+  /** The blobs behind it. */
+  readonly blobs: BlobReader;
+  #runner: MiningRunner;
+
+  /** A reader over `blobs` with `runner`'s reading of test files. */
+  constructor(blobs: BlobReader, runner: MiningRunner) {
+    this.blobs = blobs;
+    this.#runner = runner;
+  }
+
+  /** The object names of a test file before and after a change (before: null when new). */
+  #sides(c: Candidate, f: PathChange): { before: string | null; after: string } {
+    const after = f.newBlob ?? `${c.commit}:${f.path}`;
+    if (f.status === "A" || f.status === "C") return { before: null, after };
+    const oldPath = f.oldPath ?? f.path;
+    if (!this.#runner.isTestFile(oldPath)) return { before: null, after };
+    return { before: f.oldBlob ?? `${c.parent}:${oldPath}`, after };
+  }
+
+  #names(batch: readonly Candidate[]): string[] {
+    return batch.flatMap((c) =>
+      c.testChanges.flatMap((f) => {
+        const s = this.#sides(c, f);
+        return s.before ? [s.after, s.before] : [s.after];
+      })
+    );
+  }
+
+  /** Start reading what {@linkcode examine} will need for `batch`. */
+  prefetch(batch: readonly Candidate[]): void {
+    this.blobs.read(this.#names(batch)).catch(() => {}); // examine() reads again and sees it
+  }
+
+  /** For each candidate, the tests it added or changed. */
+  async examine(batch: readonly Candidate[]): Promise<AddedTests[]> {
+    await this.blobs.read(this.#names(batch));
+    return batch.map((c) => {
+      const found: AddedTests = { testFiles: [], newTests: [], addedTests: [], unsure: [] };
+      for (const f of c.testChanges) {
+        const sides = this.#sides(c, f);
+        const after = this.blobs.cached(sides.after);
+        if (after === undefined) continue;
+        const before = sides.before === null ? null : this.blobs.cached(sides.before) ?? null;
+        const now = this.#runner.changedTests(f.path, before, after);
+        if ("error" in now) {
+          // Running the file decides what it holds.
+          found.testFiles.push(f.path);
+          found.unsure.push({ file: f.path, why: now.error });
+          continue;
+        }
+        if (now.tests.length === 0 && !now.unsure) continue; // a helper: support, not tests
+        found.testFiles.push(f.path);
+        if (sides.before !== null && sides.before === sides.after) continue; // moved as it was
+        const then = before === null ? undefined : this.#runner.changedTests(f.path, null, before);
+        const old = new Set(then && !("error" in then) ? then.tests : []);
+        found.newTests.push(...now.changed);
+        found.addedTests.push(...now.changed.filter((id) => !old.has(id)));
+        // A file static reading cannot wholly tell: unsure when the change made it so, or when it
+        // changed the file but no test static reading names (a row of a table of cases). The
+        // uncertainty a file had already does not hang on tests the change is known to change.
+        const unsureBefore = then && !("error" in then) ? then.unsure : undefined;
+        if (now.unsure && (now.unsure !== unsureBefore || now.changed.length === 0)) {
+          found.unsure.push({ file: f.path, why: now.unsure });
+        }
+      }
+      return found;
+    });
+  }
+}
