@@ -9,7 +9,7 @@ import { BugboutError } from "./errors.ts";
 import { checkRepository, RepositoryError } from "./git.ts";
 import { detectLayout, type Layout } from "./layout.ts";
 import { which } from "./proc.ts";
-import { detectOtherLanguages, type Language } from "./runner/mod.ts";
+import { type Detected, detectOtherLanguages, type Language } from "./runner/mod.ts";
 
 /** Agent CLIs `init` looks for, and the `[[contestants]]` entry each one gets. */
 export const KNOWN_CLIS: { executable: string; agent: string; note?: string }[] = [
@@ -28,8 +28,12 @@ export interface InitResult {
   file: string;
   /** The file's text. */
   text: string;
-  /** What `init` found. */
+  /** What `init` found of a Python project (no `source` for a Go or JavaScript one). */
   layout: Layout;
+  /** The language written to `[project] language`. */
+  language: Language;
+  /** For a Go or JavaScript project: its runner, and what told it. */
+  detected?: Detected;
   /** Agent CLIs found on PATH. */
   agents: string[];
   /** Sentences for the person running init. */
@@ -101,6 +105,35 @@ export function renderConfig(layout: Layout, agents: string[]): string {
     `# pytest-args = []`,
     `# env = { DATABASE_URL = "sqlite://" }`,
     "",
+  );
+  return [...lines, ...restOfConfig(agents)].join("\n");
+}
+
+/**
+ * The `bugbout.toml` text for a Go module or a JavaScript project: its language (the runner is
+ * found again from the tree each time), and the same settings as Python's but Python's own.
+ */
+export function renderRunnerConfig(detected: Detected, agents: string[]): string {
+  const lines = [
+    "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
+    "",
+    "[project]",
+    `# ${languageName(detected.language)} tested with ${detected.runner} (${detected.evidence}).`,
+    "# Test files, ids and what may not be patched: docs/languages.md.",
+    `language = ${JSON.stringify(detected.language)}`,
+    "# The repository to mine: this directory, or a git URL to clone.",
+    `# repository = "."`,
+    `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
+    `# env = { CI = "1" }`,
+    "",
+  ];
+  return [...lines, ...restOfConfig(agents)].join("\n");
+}
+
+/** What follows `[project]` in every language: tasks, run, judge, contestants, examiners. */
+function restOfConfig(agents: string[]): string[] {
+  const q = (s: string) => JSON.stringify(s);
+  const lines = [
     "[tasks]",
     `# since = "2023-01-01"`,
     `# limit = 20`,
@@ -115,7 +148,7 @@ export function renderConfig(layout: Layout, agents: string[]): string {
     `# policy = "majority"          # majority, unanimous, strict or cross-vendor`,
     `# run-suite = true`,
     "",
-  );
+  ];
   const found = KNOWN_CLIS.filter((c) => agents.includes(c.executable));
   if (found.length === 0) {
     lines.push(
@@ -145,7 +178,7 @@ export function renderConfig(layout: Layout, agents: string[]): string {
     `# assignment = "reproduce"`,
     "",
   );
-  return lines.join("\n");
+  return lines;
 }
 
 /** Look at `dir`, write `bugbout.toml` there (refusing to overwrite unless `force`). */
@@ -165,20 +198,11 @@ export async function initProject(
     }
   }
   const layout = await detectLayout(dir);
-  if (!layout.isPython) {
+  // A Python package decides; without one, a go.mod or a package.json with a test runner does
+  // (a Go or JavaScript project often carries a few Python scripts).
+  if (!layout.isPython || !layout.source) {
     const others = await detectOtherLanguages(dir);
-    if (others.length) {
-      const found = others.map((d) =>
-        `${languageName(d.language)} tested with ${d.runner} ` +
-        `(${d.evidence})`
-      ).join("; ");
-      throw new BugboutError(
-        `${dir} is ${found}. bugbout reads and runs Go and TypeScript/JavaScript tests ` +
-          "(docs/languages.md), but a bout on them is not wired through every stage yet: today " +
-          "a bout needs a Python project tested with pytest.",
-        { hint: "Run init in a Python project; docs/languages.md says what each runner does." },
-      );
-    }
+    if (others.length) return await initOther(dir, file, layout, others, options);
   }
   if (!layout.isPython || !layout.source) {
     throw new BugboutError(
@@ -188,14 +212,13 @@ export async function initProject(
       {
         hint: layout.isPython
           ? `Write bugbout.toml by hand with [project] source = "path/to/package".`
-          : "bugbout replays fixes of Python projects tested with pytest; run init in one.",
+          : "bugbout replays fixes of Python projects tested with pytest, Go modules and " +
+            "JavaScript/TypeScript projects tested with vitest, jest or node --test; run init " +
+            "in one.",
       },
     );
   }
-  const agents: string[] = [];
-  for (const cli of KNOWN_CLIS) {
-    if (await which(cli.executable, options.path)) agents.push(cli.executable);
-  }
+  const agents = await agentsOnPath(options.path);
   const text = renderConfig(layout, agents);
   await Deno.writeTextFile(file, text);
   const notes: string[] = [];
@@ -211,7 +234,42 @@ export async function initProject(
     notes.push("No agent CLI found on PATH; the contestants are commented out.");
   }
   const warnings = await repositoryWarnings(dir);
-  return { file, text, layout, agents, notes, warnings };
+  return { file, text, layout, language: "python", agents, notes, warnings };
+}
+
+/** The agent CLIs of {@linkcode KNOWN_CLIS} on `path` (default: PATH). */
+async function agentsOnPath(path?: string): Promise<string[]> {
+  const agents: string[] = [];
+  for (const cli of KNOWN_CLIS) {
+    if (await which(cli.executable, path)) agents.push(cli.executable);
+  }
+  return agents;
+}
+
+/** `init` in a Go module or a JavaScript project: the first language found is written. */
+async function initOther(
+  dir: string,
+  file: string,
+  layout: Layout,
+  found: Detected[],
+  options: { path?: string },
+): Promise<InitResult> {
+  const detected = found[0];
+  const agents = await agentsOnPath(options.path);
+  const text = renderRunnerConfig(detected, agents);
+  await Deno.writeTextFile(file, text);
+  const notes: string[] = [];
+  for (const other of found.slice(1)) {
+    notes.push(
+      `Also found ${languageName(other.language)} tested with ${other.runner}; set [project] ` +
+        `language = ${JSON.stringify(other.language)} to replay its fixes instead.`,
+    );
+  }
+  if (agents.length === 0) {
+    notes.push("No agent CLI found on PATH; the contestants are commented out.");
+  }
+  const warnings = await repositoryWarnings(dir);
+  return { file, text, layout, language: detected.language, detected, agents, notes, warnings };
 }
 
 function languageName(language: Language): string {

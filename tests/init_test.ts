@@ -5,10 +5,33 @@
  * @module
  */
 
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { loadConfig } from "../lib/config.ts";
 import { initProject } from "../lib/init.ts";
 import { declaredTestDependencies, detectLayout } from "../lib/layout.ts";
 import { tempDir, writeFiles } from "./python/_shared.ts";
+import { runBugbout } from "./_helpers.ts";
+import { git } from "../lib/git.ts";
+
+/** Write files into a new git repository with one commit. */
+async function committed(dir: string, files: Record<string, string>): Promise<void> {
+  await writeFiles(dir, files);
+  await git(["init", "--quiet", "--initial-branch=main"], { cwd: dir });
+  await git(["add", "--all"], { cwd: dir });
+  await git([
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.com",
+    "commit",
+    "--quiet",
+    "-m",
+    "start",
+  ], {
+    cwd: dir,
+  });
+}
 
 const CODE = Array.from({ length: 40 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join(
   "\n",
@@ -115,11 +138,12 @@ Deno.test("doctor's check of test-dependencies says when uv cannot install them"
   deepEqual(await checkTestDependencies(python.path, []), { ok: true, detail: "none" });
 });
 
-Deno.test("init in a Go module or a JavaScript project says what it found and why no bout runs there yet", async () => {
-  const cases: [Record<string, string>, RegExp][] = [
+Deno.test("init in a Go module or a JavaScript project writes a bugbout.toml of its language and says what it found", async () => {
+  const cases: [Record<string, string>, string, RegExp][] = [
     [
       { "go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n" },
-      /is a Go module tested with go test \(go\.mod \(module example\.com\/calc, go 1\.22\)/,
+      "go",
+      /go test \(go\.mod \(module example\.com\/calc, go 1\.22\)/,
     ],
     [
       {
@@ -127,17 +151,74 @@ Deno.test("init in a Go module or a JavaScript project says what it found and wh
           '"devDependencies": {"vitest": "^3.2.0"}}',
         "src/calc.ts": "export const add = (a: number, b: number) => a + b;\n",
       },
-      /is a JavaScript project tested with vitest/,
+      "node",
+      /vitest \(package\.json scripts\.test: vitest run/,
+    ],
+    [
+      // A few Python scripts beside a Go module are no Python package.
+      {
+        "go.mod": "module example.com/calc\n\ngo 1.22\n",
+        "calc.go": "package calc\n",
+        "scripts/release.py": "print('release')\n",
+      },
+      "go",
+      /go test/,
     ],
   ];
-  for (const [files, found] of cases) {
+  for (const [files, language, found] of cases) {
     await using dir = await tempDir();
-    await writeFiles(dir.path, files);
-    const error = await initProject(dir.path, { path: "/nonexistent" }).then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    match(error?.message ?? "", found);
-    match(error!.message, /not wired through every stage yet/);
+    await committed(dir.path, files);
+    const bin = join(dir.path, "bin");
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(join(bin, "claude"), "#!/bin/sh\necho 1.0.0\n");
+    await Deno.chmod(join(bin, "claude"), 0o755);
+    const result = await initProject(dir.path, { path: bin });
+    equal(result.language, language);
+    match(`${result.detected?.runner} (${result.detected?.evidence})`, found);
+    deepEqual(result.warnings, []);
+    deepEqual(result.agents, ["claude"]);
+    match(result.text, new RegExp(`^language = "${language}"$`, "m"));
+    ok(!/^source =|pytest|test-dependencies/m.test(result.text), result.text);
+    match(result.text, /^\[\[contestants\]\]\nagent = "claude-code"$/m);
+    // The file is a valid configuration of that language.
+    const config = await loadConfig(join(dir.path, "bugbout.toml"));
+    equal(config.project.language, language);
+    equal(config.contestants.length, 1);
   }
+});
+
+Deno.test("init keeps a Python package over a go.mod beside it, and a Go module over a package.json", async () => {
+  await using python = await tempDir();
+  await writeFiles(python.path, {
+    "go.mod": "module example.com/tool\n\ngo 1.22\n",
+    "tool/__init__.py": "",
+    "tool/core.py": "def f():\n    return 1\n",
+    "tests/test_core.py": "import tool\n",
+  });
+  equal((await initProject(python.path, { path: "/nonexistent" })).language, "python");
+  await using both = await tempDir();
+  await writeFiles(both.path, {
+    "go.mod": "module example.com/web\n\ngo 1.22\n",
+    "main.go": "package main\n",
+    "package.json": '{"scripts": {"test": "jest"}, "devDependencies": {"jest": "29"}}',
+  });
+  const result = await initProject(both.path, { path: "/nonexistent" });
+  equal(result.language, "go");
+  match(
+    result.notes.join("\n"),
+    /Also found a JavaScript project tested with jest; set \[project\] language = "node"/,
+  );
+  match(result.notes.join("\n"), /No agent CLI found on PATH/);
+});
+
+Deno.test("bugbout init in a Go module prints the language and the runner", async () => {
+  await using dir = await tempDir();
+  await committed(dir.path, { "go.mod": "module example.com/calc\n\ngo 1.22\n" });
+  const run = await runBugbout(["init"], { cwd: dir.path, env: { PATH: "/usr/bin:/bin" } });
+  equal(run.code, 0, run.stderr);
+  match(
+    run.stdout,
+    /^ {2}language: go, tested with go test \(go\.mod \(module example\.com\/calc, go 1\.22\)/m,
+  );
+  ok(!/package:/.test(run.stdout), run.stdout);
 });
