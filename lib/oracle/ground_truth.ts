@@ -127,20 +127,38 @@ function dependencyHint(modules: string[], packageName?: string): string {
     `test-dependencies in bugbout.toml (the name on PyPI may differ).`;
 }
 
+/** Options of {@linkcode groundTruth}. */
+export interface GroundTruthOptions {
+  /** The package's import name (Python): its own modules are never a missing dependency. */
+  packageName?: string;
+  /** What each side's configuration says pytest refuses (see {@linkcode configRefusal}). */
+  refusal?: { B?: string; G?: string };
+  /**
+   * The runner, as reasons name it, for a Go or JavaScript project (`go test`, `vitest`, ...):
+   * its reasons then give no Python advice (missing modules, `test-dependencies`). Python's
+   * reasons name pytest.
+   */
+  runner?: string;
+}
+
 /** Decide a task's ground truth from its runs on B and on G. */
 export function groundTruth(
   b: RepeatedRuns,
   g: RepeatedRuns,
-  options: { packageName?: string; refusal?: { B?: string; G?: string } } = {},
+  options: GroundTruthOptions = {},
 ): GroundTruth {
   const none = { failToPass: [], passToPass: [], unstable: [] };
+  const runner = options.runner ?? "pytest";
+  const python = options.runner === undefined;
   const gStuck = deterministicFailure(g.runs, options.refusal?.G);
   if (gStuck) {
     return {
       ...none,
       status: "unscorable",
-      reason: `pytest cannot run the fix's tests on G: ${gStuck}${
-        dependencyHint(missingModules({ failures: { G: gStuck } }), options.packageName)
+      reason: `${runner} cannot run the fix's tests on G: ${gStuck}${
+        python
+          ? dependencyHint(missingModules({ failures: { G: gStuck } }), options.packageName)
+          : ""
       }`,
     };
   }
@@ -157,7 +175,7 @@ export function groundTruth(
     return {
       ...none,
       status: "unscorable",
-      reason: `pytest cannot run the fix's tests on G: ${oneLine(gUnrunnable.message ?? "")}`,
+      reason: `${runner} cannot run the fix's tests on G: ${oneLine(gUnrunnable.message ?? "")}`,
     };
   }
   const unstable = new Set([...b.unstable, ...g.unstable]);
@@ -190,7 +208,7 @@ export function groundTruth(
   }
   const gRun = g.runs.find((r) => r.status !== "infra-error");
   const gCounts = countOutcomes(gRun?.outcomes ?? {});
-  const missing = missingModules(gRun);
+  const missing = python ? missingModules(gRun) : [];
   const hint = missing.length
     ? ` On G, ${missing.map((m) => `No module named '${m}'`).join(", ")}.${
       dependencyHint(missing, options.packageName)

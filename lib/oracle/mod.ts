@@ -6,7 +6,8 @@
  * `.bugbout/oracles.json` is rewritten atomically after each task finishes, so an interrupt or a
  * kill keeps every finished task; a task whose inputs have not changed since it was saved is not
  * run again (an infrastructure error is always retried). Independent tasks run in parallel, up
- * to `[run] jobs` pytest sessions at a time.
+ * to `[run] jobs` pytest sessions at a time. A Go or JavaScript project runs its runner instead of
+ * pytest, on the same trees, as often, by the same rules (see `runners.ts`).
  *
  * Requires `--allow-run` (git, cp, uv, the sandbox), `--allow-read`, `--allow-write` (the results
  * directory, `BUGBOUT_HOME`) and `--allow-env`.
@@ -45,6 +46,7 @@ import {
 } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
 import { configRefusal, groundTruth, namesMissingOnB } from "./ground_truth.ts";
+import { runnerOracleStage } from "./runners.ts";
 
 export {
   configRefusal,
@@ -52,9 +54,11 @@ export {
   failsOnB,
   type GroundTruth,
   groundTruth,
+  type GroundTruthOptions,
   missingName,
   oneLine,
 } from "./ground_truth.ts";
+export { asPytestRun, type RunnerOracleInputs } from "./runners.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const ORACLES_FILE = "oracles.json";
@@ -102,6 +106,15 @@ export async function oracleAll(
   options: OracleOptions = {},
 ): Promise<OracleStage> {
   const file = await readOracles(project);
+  if (project.config.project.language !== "python") {
+    // A Go or JavaScript project: its runner on each tree, the same trees, runs and rules.
+    const save = () => project.results.write(ORACLES_FILE, file);
+    const { env: _python, ...rest } = options;
+    await runTaskStage(project, tasks, runnerOracleStage(project, file, ORACLE_RULES, save), rest);
+    const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : tasks;
+    const statuses = chosen.map((t) => file.oracles[t.id]?.status ?? "missing");
+    return { file, summary: tally(statuses) || "no tasks" };
+  }
   await runTaskStage(project, tasks, {
     name: "oracle",
     inputs: () => Promise.resolve(undefined),
