@@ -10,6 +10,7 @@
 
 export { EXCLUSION_REASONS, type ExclusionReason } from "./classify.ts";
 export { githubAccess, statementSources } from "./access.ts";
+export { runnerAtHead } from "./runner_files.ts";
 export {
   mineAll,
   type MineOptions,

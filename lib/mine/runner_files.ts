@@ -13,12 +13,12 @@
  */
 
 import { join } from "node:path";
-import { git } from "../git.ts";
+import { defaultBranch, git, revParse } from "../git.ts";
 import type { Language } from "../records.ts";
 import { DEFAULT_RULES } from "../python/mod.ts";
 import { openRunner, type TestRunner } from "../runner/mod.ts";
 import type { AddedTests } from "./added_tests.ts";
-import type { BlobReader } from "./blobs.ts";
+import { BlobReader } from "./blobs.ts";
 import type { Candidate, Classified, ClassifyContext, Screened } from "./classify.ts";
 import type { PathChange } from "./history.ts";
 
@@ -75,6 +75,18 @@ export async function runnerAt(
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * The runner of the repository's default branch as it is now, its configuration read from git
+ * (for `doctor`: the same reading mining does).
+ */
+export async function runnerAtHead(
+  repo: string,
+  language: Exclude<Language, "python">,
+): Promise<TestRunner> {
+  const head = await revParse(repo, await defaultBranch(repo));
+  return await runnerAt(repo, head, language, new BlobReader(repo));
 }
 
 /** Sort a change's files with the runner: source code, test code, and other test files. */
