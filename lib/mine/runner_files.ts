@@ -28,7 +28,7 @@ export type MiningRunner = Pick<
   "language" | "name" | "isTestFile" | "isConfig" | "changedTests"
 >;
 
-/** Code of each language: what counts as a source file (docs, changelogs and data do not). */
+/** Code of each language (a data file under a test directory is test data, code there is not). */
 const SOURCE_CODE: Record<Exclude<Language, "python">, RegExp> = {
   go: /\.(go|s|c|h|cc|cpp|hpp)$/,
   node: /\.([cm]?[jt]sx?|vue|svelte|astro)$/,
@@ -40,8 +40,32 @@ const TEST_CODE: Record<Exclude<Language, "python">, RegExp> = {
   node: /\.[cm]?[jt]sx?$/,
 };
 
-/** Directories whose code is never the project's own source (vendored, installed). */
+/**
+ * Directories of test data by their name: a data file the fix added or changed under one is a
+ * support file (the hidden tests read it), even where the runner does not call it test code
+ * (`internal/toml-test/tests/valid/x.toml` beside a Go module's tests).
+ */
+const TEST_DATA_DIRS =
+  /(^|\/)(testdata|test_data|test-data|tests?|__tests__|fixtures?|__fixtures__|testfixtures|test-fixtures|__snapshots__|snapshots|golden|spec|specs)\//i;
+
+/** Directories whose files are never the project's own source (vendored, installed). */
 const NOT_SOURCE = /(^|\/)(vendor|node_modules)\//;
+
+/** Documentation, examples and the project's housekeeping: changed beside a fix, never the fix. */
+const DOCS_AND_META = [
+  // Dotfiles and dot-directories (.github/, .changeset/, .eslintrc, .goreleaser.yml, ...).
+  /(^|\/)\./,
+  /^(docs?|examples?|_examples|website|site|bench|benchmarks?)\//,
+  /(^|\/)(license|licence|copying|authors|contributors|codeowners|changelog|changes|history|news|notice|readme|security|code_of_conduct|contributing|makefile|dockerfile|justfile|taskfile)(\.[^/]*)?$/i,
+  /\.(md|markdown|mdx|rst|adoc|txt|png|jpe?g|gif|svg|ico|webp|pdf)$/i,
+  // Tool settings at the root (renovate.json, codecov.yml, netlify.toml, ...).
+  /^[^/]+\.(json|ya?ml|toml|ini|cfg|lock)$/,
+];
+
+/** Whether a file the runner calls neither test nor configuration is documentation or meta. */
+export function isDocsOrMeta(path: string): boolean {
+  return DOCS_AND_META.some((re) => re.test(path));
+}
 
 /** The language's name as a person says it. */
 export function languageLabel(language: Exclude<Language, "python">): string {
@@ -98,8 +122,13 @@ export function sortRunnerFiles(
   const sourceFiles = new Set<string>();
   const supportFiles = new Set<string>();
   const testChanges: PathChange[] = [];
+  // What scoring applies of a patch is everything but tests and configuration: so is source
+  // here, less documentation and housekeeping (which would make a fix look bigger than it is) and
+  // test data under a test directory.
+  const isTestData = (path: string) =>
+    TEST_DATA_DIRS.test(path) && !SOURCE_CODE[language].test(path) && !runner.isConfig(path);
   const isSource = (path: string) =>
-    SOURCE_CODE[language].test(path) && !NOT_SOURCE.test(path) && !runner.isConfig(path) &&
+    !NOT_SOURCE.test(path) && !isDocsOrMeta(path) && !isTestData(path) && !runner.isConfig(path) &&
     !runner.isTestFile(path);
   for (const f of files) {
     const deleted = f.status === "D";
@@ -111,6 +140,7 @@ export function sortRunnerFiles(
     // A deleted or moved source file counts by its path before the change too.
     const before = f.status !== "A" && isSource(f.oldPath ?? f.path);
     if ((!deleted && isSource(f.path)) || before) sourceFiles.add(f.path);
+    else if (!deleted && isTestData(f.path)) supportFiles.add(f.path);
   }
   testChanges.sort((a, b) => a.path.localeCompare(b.path));
   return {
@@ -147,7 +177,7 @@ export function classifyRunnerFiles(
       "no-source-change",
       `changes no ${
         languageLabel(language)
-      } source file (tests, configuration and other files are not source)`,
+      } source file (only tests, test data, configuration, documentation or housekeeping)`,
     );
   }
   if (files.sourceFiles.length > context.maxSourceFiles) {

@@ -88,21 +88,36 @@ Deno.test("mining a Go module leaves out fixes without Go source or a test, each
     withData: await commitOnTop(go.dir, "Fix #14: quantities from a file", {
       "parse/parse.go": SOURCES.parseFixed + "\n// Five is five.\nconst Five = 5\n",
       "parse/testdata/five.txt": "5 kg\n",
+      // Test data outside testdata/, as a shared suite keeps it.
+      "internal/suite/tests/valid/five.json": '{"five": 5}\n',
       "vendor/example.org/dep/dep.go": "package dep\n",
       "CHANGELOG.md": "# Changes\n\n- Quantities from a file.\n",
       "parse/parse_test.go": SOURCES.parseTestFixed +
         "\nfunc TestFive(t *testing.T) {\n\tif Five != 5 {\n\t\tt.Fatal(Five)\n\t}\n}\n",
     }),
+    // The fix is in a file Go embeds: source too, though no Go code.
+    template: await commitOnTop(go.dir, "Fix #15: the report's header", {
+      "report/header.tmpl": "Total: {{.}}\n",
+      ".github/workflows/test.yml": "on: push\n",
+      "parse/parse_test.go": SOURCES.parseTestFixed +
+        "\nfunc TestHeader(t *testing.T) {}\n",
+    }),
   };
   const project = await loadAs(go.dir, join(tmp.path, "home"), "go");
   const { file } = await mineAll(project, { env: NO_TOKENS });
-  deepEqual(file.tasks.map((t) => t.id), ["issue-14", "issue-7", "issue-5", "issue-3"]);
-  // Test data is a support file; vendored code, docs and changelogs are not source.
+  deepEqual(file.tasks.map((t) => t.id), ["issue-15", "issue-14", "issue-7", "issue-5", "issue-3"]);
+  deepEqual(file.tasks[0].sourceFiles, ["report/header.tmpl"]);
+  file.tasks.shift();
+  // Test data is a support file (in testdata/ or another test directory); vendored code, docs
+  // and changelogs are not source.
   deepEqual(
     [file.tasks[0].sourceFiles, file.tasks[0].testFiles, file.tasks[0].newTests],
     [["parse/parse.go"], ["parse/parse_test.go"], ["parse/TestFive"]],
   );
-  deepEqual(file.tasks[0].supportFiles, ["parse/testdata/five.txt"]);
+  deepEqual(file.tasks[0].supportFiles, [
+    "internal/suite/tests/valid/five.json",
+    "parse/testdata/five.txt",
+  ]);
   const reasons = file.excluded.map((e) => [e.commit, e.reason]);
   deepEqual(reasons, [
     [c.tooMany, "too-many-source-files"],

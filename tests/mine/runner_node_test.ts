@@ -108,6 +108,9 @@ Deno.test("mining a vitest project leaves out fixes without source or a test, ea
       "src/slug.ts": slug + "\nexport const MAX = 80;\n",
       "tests/__snapshots__/slug.test.ts.snap": "// snapshot\n",
       "CHANGELOG.md": "- long titles\n",
+      ".changeset/long-titles.md": "---\ntally: patch\n---\nlong titles\n",
+      "renovate.json": "{}\n",
+      "docs/slug.md": "Slugs of long titles.\n",
       "tests/slug.test.ts": SLUG_TEST + '\ntest("long", () => {\n  expect(80).toBe(80);\n});\n',
     }),
     table: await commitOnTop(tally.dir, "Fix #26: slugs of numbers", {
@@ -133,7 +136,7 @@ Deno.test("mining a vitest project leaves out fixes without source or a test, ea
   deepEqual(table.unsureTests, [
     { file: "tests/slug.test.ts", why: "test.each names its cases from a table" },
   ]);
-  // Snapshots are support files; the changelog is not source.
+  // Snapshots are support files; the changelog, a changeset, docs and root settings are not source.
   deepEqual(
     [snapshot.sourceFiles, snapshot.testFiles, snapshot.newTests, snapshot.supportFiles],
     [
