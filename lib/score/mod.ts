@@ -8,6 +8,11 @@
  * fails either is reported unscored with the reason. The judge's pick is scored too, and every
  * agent's tests get their evidence roles (`evidence.ts`).
  *
+ * A Go or JavaScript project is scored the same way with its test runner (`runner.ts`): the
+ * runner says what is test code and configuration, its configuration is never applied and is
+ * flagged with what its `patchFlags` finds (`runner_review.ts`), the oracle's tests run by id, and
+ * a tampered run resolves nothing. Agents' tests are not replayed on G there yet (no evidence).
+ *
  * `.bugbout/resolutions.json` is rewritten after each task; a task whose inputs are unchanged is
  * not scored again (one that hit an infrastructure error always is).
  *
@@ -22,15 +27,26 @@ import { readMatrix } from "../examine/mod.ts";
 import { readVerdicts } from "../judge/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
+import type { TestEnv } from "../python/mod.ts";
 import { readAttempts } from "../race/mod.ts";
 import { type Resolution, resolutionsFileSchema, RESULTS_VERSION, type Task } from "../records.ts";
-import { reuseSummary, runTaskStage, type StageOptions } from "../testbed/mod.ts";
+import {
+  reuseSummary,
+  runTaskStage,
+  type StageOptions,
+  type StageRun,
+  type TaskStage,
+  TreeRunners,
+} from "../testbed/mod.ts";
 import { plural } from "../words.ts";
+import { runnerResolutionKey, scoreTaskWithRunner } from "./runner.ts";
 import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
 
 export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
 export { evidenceOf, type GoldRuns, replayOnGold } from "./evidence.ts";
+export { runnerResolutionKey, type RunnerScoreContext, scoreTaskWithRunner } from "./runner.ts";
+export { patchedTexts, type ReviewRunner, reviewRunnerPatch } from "./runner_review.ts";
 export {
   INFRA_REASON,
   resolutionInputsKey,
@@ -51,8 +67,11 @@ export async function readResolutions(project: Project): Promise<ResolutionsFile
   return saved ?? { version: RESULTS_VERSION, kind: "resolutions", resolutions: {} };
 }
 
-/** Options for {@linkcode scoreAll}. */
-export type ScoreOptions = StageOptions<Resolution>;
+/**
+ * Options for {@linkcode scoreAll}. `env` is the Python test environment of a Python project, or
+ * the runners of a Go or JavaScript one (by default made from the project).
+ */
+export type ScoreOptions = StageOptions<Resolution, TestEnv | TreeRunners>;
 
 /** What the score stage did. */
 export interface ScoreStage {
@@ -74,9 +93,10 @@ export async function scoreAll(
   const file = await readResolutions(project);
   const oracles = (await readOracles(project)).oracles;
   const verdicts = (await readVerdicts(project))?.verdicts ?? {};
-  const stage = await runTaskStage<ScoreInputs, Resolution>(project, tasks, {
+  // What the stage is the same in every language: its inputs, its saved results, its file.
+  const common = {
     name: "score",
-    inputs: async (task) => {
+    inputs: async (task: Task): Promise<ScoreInputs | string> => {
       const oracle = oracles[task.id];
       if (!oracle) return "no ground truth";
       return {
@@ -86,16 +106,39 @@ export async function scoreAll(
         attempts: await readAttempts(project, task.id),
       };
     },
-    key: (task, inputs, env) => resolutionInputsKey(project, task, inputs, env),
-    saved: (task) => file.resolutions[task.id],
-    reusable: (saved) => !saved.reason?.startsWith(INFRA_REASON),
-    run: (task, inputs, context) =>
-      scoreTask(project, task, inputs, { ...context, previous: file.resolutions[task.id] }),
-    save: (task, resolution) => {
+    saved: (task: Task) => file.resolutions[task.id],
+    reusable: (saved: Resolution) => !saved.reason?.startsWith(INFRA_REASON),
+    save: (task: Task, resolution: Resolution) => {
       file.resolutions[task.id] = resolution;
       return project.results.write(RESOLUTIONS_FILE, file);
     },
-  }, options);
+  };
+  const language = project.config.project.language;
+  let stage: StageRun<Resolution>;
+  if (language === "python") {
+    stage = await runTaskStage<ScoreInputs, Resolution>(project, tasks, {
+      ...common,
+      key: (task, inputs, env) => resolutionInputsKey(project, task, inputs, env),
+      run: (task, inputs, context) =>
+        scoreTask(project, task, inputs, { ...context, previous: file.resolutions[task.id] }),
+    }, { ...options, env: options.env instanceof TreeRunners ? undefined : options.env });
+  } else {
+    // Go and JavaScript: the project's runner, each tree's environment prepared by it.
+    const runnerStage: TaskStage<ScoreInputs, Resolution, TreeRunners> = {
+      ...common,
+      environment: () => Promise.resolve(new TreeRunners(project)),
+      key: (task, inputs, runners) => runnerResolutionKey(project, task, inputs, runners),
+      run: (task, inputs, context) =>
+        scoreTaskWithRunner(project, task, inputs, {
+          ...context,
+          previous: file.resolutions[task.id],
+        }),
+    };
+    stage = await runTaskStage(project, tasks, runnerStage, {
+      ...options,
+      env: options.env instanceof TreeRunners ? options.env : undefined,
+    });
+  }
   const mine = [...stage.results.values()];
   const scored = mine.filter((r) => r.scored);
   const patches = scored.flatMap((r) => Object.values(r.patches));
@@ -106,7 +149,7 @@ export async function scoreAll(
     summary: `${plural(scored.length, "task")} scored, ${mine.length - scored.length} not; ${
       plural(resolved, "patch", "patches")
     } of ${patches.length} resolved; ${reuseSummary(made)}, ${
-      plural(stage.sessions, "pytest session")
+      plural(stage.sessions, language === "python" ? "pytest session" : "test run")
     }`,
   };
 }
