@@ -22,7 +22,7 @@ import { judgeAll, readVerdicts } from "./judge/mod.ts";
 import { mineAll, readTasks, TASKS_FILE } from "./mine/mod.ts";
 import { oracleAll, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
-import { testEnvFor } from "./python/mod.ts";
+import { type TestEnv, testEnvFor } from "./python/mod.ts";
 import {
   loadTaskAttempts,
   raceAll,
@@ -35,7 +35,7 @@ import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
-import type { TaskProgress } from "./testbed/mod.ts";
+import { type TaskProgress, TreeRunners } from "./testbed/mod.ts";
 import { prepareShard, type Shard, shardLabel } from "./shard/mod.ts";
 
 /** The stages of a bout, in order. */
@@ -204,14 +204,10 @@ export class Bout {
     const mined = mining.file;
     const selected = this.#select(mined, options.tasks);
     const sandbox = await this.#sandboxFor();
-    // Building the environment the first time can take minutes: say so when it is not quick.
-    const building = setTimeout(() =>
-      emit({
-        kind: "note",
-        text: "Building the test environment (uv installs the project and its test " +
-          "dependencies once; later runs reuse it)...",
-      }), 2000);
-    const env = await testEnvFor(project, signal).finally(() => clearTimeout(building));
+    // A Go or JavaScript project: each stage prepares each tree's environment (TreeRunners).
+    const env = project.config.project.language === "python"
+      ? await this.#pythonEnv(emit, signal)
+      : undefined;
     const shared = { signal, sandbox, env };
     await stage("oracle", async () => {
       const result = await oracleAll(project, selected, {
@@ -226,6 +222,7 @@ export class Bout {
       await stage("race", async () => {
         const result = await raceAll(project, selected, {
           ...shared,
+          env: env ?? new TreeRunners(project),
           retryFailed: options.retryFailed,
           onProgress: (event) => emit({ kind: "race", event }),
           onWarning: (text) => emit({ kind: "note", text }),
@@ -286,7 +283,9 @@ export class Bout {
       ];
     });
     const sandbox = await this.#sandboxFor();
-    const env = await testEnvFor(project, signal);
+    const env = project.config.project.language === "python"
+      ? await testEnvFor(project, signal)
+      : new TreeRunners(project);
     const race = await timedStage(emit, "race", async () => {
       const result = await raceAll(project, prepared.tasks.tasks, {
         signal,
@@ -313,6 +312,18 @@ export class Bout {
       results: project.results.path,
       summary: `shard ${shardLabel(shard)}: ${race.summary}`,
     };
+  }
+
+  /** Python's test environment, built once (saying so when it is not quick). */
+  async #pythonEnv(emit: (event: BoutEvent) => void, signal?: AbortSignal): Promise<TestEnv> {
+    // Building the environment the first time can take minutes: say so when it is not quick.
+    const building = setTimeout(() =>
+      emit({
+        kind: "note",
+        text: "Building the test environment (uv installs the project and its test " +
+          "dependencies once; later runs reuse it)...",
+      }), 2000);
+    return await testEnvFor(this.project, signal).finally(() => clearTimeout(building));
   }
 
   #select(file: TasksFile, only?: string[]): Task[] {

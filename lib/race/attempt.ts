@@ -26,8 +26,9 @@ import { toolchainMounts, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { agentLimits, LIMIT_STATUSES, limitMessage, limitReached } from "./limits.ts";
 import { saveAttempt } from "./attempts.ts";
-import { capturePatch, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
+import { capturePatch, type Snapshot, takeSnapshot, TreeRunners } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
+import { type AgentTestEnv, agentTestEnv, dropTransient } from "./runners.ts";
 import { readDirIfExists, statIfExists } from "../fs.ts";
 
 /** Logs kept on disk per stream; the rest is drained and counted. */
@@ -39,7 +40,11 @@ const TAIL = 4000;
 export interface AttemptContext {
   project: Project;
   sandbox: Sandbox;
-  env: TestEnv;
+  /**
+   * The test environment: a Python project's, or a Go or JavaScript project's runners (each
+   * attempt's tree gets the environment its dependency files need).
+   */
+  env: TestEnv | TreeRunners;
   /** `contestant`, or the examiner's assignment. */
   role: "contestant" | "reproduce" | "specify";
   inputsKey: string;
@@ -180,6 +185,8 @@ interface Prepared {
   session: Session;
   invocation: Invocation;
   snapshot: Snapshot;
+  /** A Go or JavaScript tree's test environment. */
+  tests?: AgentTestEnv;
 }
 
 /**
@@ -202,11 +209,16 @@ async function prepare(
     await checkout(project.repository, task.parent, dirs.work, { home: project.home, signal });
     await initWorkRepo(dirs.work);
     const snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
+    // After the snapshot: what the environment puts in the working copy is never a change.
+    const tests = context.env instanceof TreeRunners
+      ? await agentTestEnv(context.env, dirs, signal)
+      : undefined;
     const prompt = buildPrompt({
       task,
       testsDir: config.project.tests,
-      testCommand: testCommand(project),
+      testCommand: tests?.testCommand ?? testCommand(project),
       role: context.role,
+      ...(tests ? { runner: { language: tests.language, name: tests.runner.name } } : {}),
     });
     const promptFile = join(dirs.input, "prompt.md");
     await Deno.writeTextFile(promptFile, prompt);
@@ -231,27 +243,56 @@ async function prepare(
     }
     await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
     for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
-    return { session, invocation, snapshot };
+    return { session, invocation, snapshot, tests };
   } catch (error) {
     if (signal?.aborted) throw new InterruptedError();
     throw new AttemptFailure(`Could not prepare the attempt: ${describeError(error)}`);
   }
 }
 
+/** What the agent's sandbox gets of the test environment. */
+interface AgentEnvParts {
+  /** Directories first on PATH. */
+  path: string[];
+  readable: readonly string[];
+  writable: readonly string[];
+  links: readonly { path: string; target: string }[];
+  env: Record<string, string>;
+}
+
+/** Python's environment (its bin first on PATH), or a Go or JavaScript tree's. */
+function envParts(task: Task, env: TestEnv | TreeRunners, dirs: AttemptDirs, tests?: AgentTestEnv) {
+  if (tests) return tests;
+  if (env instanceof TreeRunners) throw new AttemptFailure("The test environment was not made.");
+  const parts: AgentEnvParts = {
+    path: [dirname(env.python)],
+    readable: env.readable,
+    writable: [],
+    links: [],
+    env: {
+      PYTHONPATH: join(dirs.work, task.pythonPath),
+      PYTHONDONTWRITEBYTECODE: "1",
+    },
+  };
+  return parts;
+}
+
 /**
- * Phase 2: run the agent in the sandbox, with the test environment's Python first on PATH, its
- * toolchain readable, and the network open only to its model hosts.
+ * Phase 2: run the agent in the sandbox, with the test environment's Python (or Go or node) first
+ * on PATH, its toolchain readable, and the network open only to its model hosts.
  */
 async function runAgent(
   task: Task,
   agent: CodingAgent,
   context: AttemptContext,
   dirs: AttemptDirs,
-  invocation: Invocation,
+  prepared: Prepared,
 ): Promise<{ result: SandboxResult; sandbox: Sandbox }> {
-  const { project, env, signal } = context;
+  const { project, signal } = context;
+  const invocation = prepared.invocation;
+  const parts: AgentEnvParts = envParts(task, context.env, dirs, prepared.tests);
   // The test environment's bin comes first inside, so `python3` means the same thing here.
-  const hostPath = `${dirname(env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+  const hostPath = `${parts.path.join(":")}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
   const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
   let toolchain: Awaited<ReturnType<typeof toolchainMounts>>;
   try {
@@ -260,14 +301,11 @@ async function runAgent(
     throw new AttemptFailure(describeError(error));
   }
   const inside: Record<string, string> = {
-    PATH: [dirname(env.python), dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(
-      ":",
-    ),
+    ...parts.env,
+    PATH: [...parts.path, dirname(executable), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
     HOME: dirs.home,
     TMPDIR: "/tmp",
     LANG: "C.UTF-8",
-    PYTHONPATH: join(dirs.work, task.pythonPath),
-    PYTHONDONTWRITEBYTECODE: "1",
     ...invocation.env,
   };
   const sandbox = invocation.unconfined ? new UnconfinedSandbox() : context.sandbox;
@@ -275,14 +313,20 @@ async function runAgent(
   try {
     const result = await sandbox.run([executable, ...invocation.argv.slice(1)], {
       workdir: dirs.work,
-      writable: [dirs.log, dirs.state, dirs.home, ...(invocation.writable ?? [])],
+      writable: [
+        dirs.log,
+        dirs.state,
+        dirs.home,
+        ...parts.writable,
+        ...(invocation.writable ?? []),
+      ],
       readable: [
         dirs.input,
-        ...env.readable,
+        ...parts.readable,
         ...(invocation.readable ?? []),
         ...toolchain.readable,
       ],
-      links: toolchain.links,
+      links: [...toolchain.links, ...parts.links],
       deny: [project.repository, project.home, project.results.path],
       network: hosts.length ? { allow: hosts } : "none",
       env: inside,
@@ -314,13 +358,17 @@ async function collect(
   dirs: AttemptDirs,
   snapshot: Snapshot,
   result: SandboxResult,
+  tests?: AgentTestEnv,
 ): Promise<{ status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches }> {
   await keepPlainFiles(dirs.log);
   let patch;
   try {
+    // The environment's links (and the caches tools kept beside them) are no change of the agent's.
+    await dropTransient(dirs.work, tests);
     patch = await capturePatch(snapshot, {
       packageDir: task.packageDir,
       testsDir: context.project.config.project.tests,
+      ...(tests ? { runner: tests.runner } : {}),
     });
   } catch (error) {
     throw new AttemptFailure(
@@ -444,10 +492,18 @@ export async function runAttempt(
   let patches: AttemptPatches = { source: "", tests: "", full: "" };
   try {
     const prepared = await prepare(task, agent, context, dirs, base.role);
-    const { result, sandbox } = await runAgent(task, agent, context, dirs, prepared.invocation);
+    const { result, sandbox } = await runAgent(task, agent, context, dirs, prepared);
     // An agent that asked to run unconfined is recorded as such, so the report can say so.
     base.sandbox = sandbox.kind;
-    const collected = await collect(task, agent, context, dirs, prepared.snapshot, result);
+    const collected = await collect(
+      task,
+      agent,
+      context,
+      dirs,
+      prepared.snapshot,
+      result,
+      prepared.tests,
+    );
     patches = collected.patches;
     attempt = {
       ...base,

@@ -18,7 +18,7 @@ import { attemptName, type AttemptStatus, type BoutAttempt, type Task } from "..
 import { NotInstalledError } from "../proc.ts";
 import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { attemptNames } from "../testbed/mod.ts";
+import { attemptNames, TreeRunners } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
 import {
   loadAllAttempts,
@@ -54,8 +54,11 @@ export type RaceProgress =
 export interface RaceOptions {
   /** The sandbox agents run in. */
   sandbox: Sandbox;
-  /** The test environment (its Python is the agents' `python`). */
-  env: TestEnv;
+  /**
+   * The test environment: a Python project's (its Python is the agents' `python`), or a Go or
+   * JavaScript project's runners (each attempt's tree is given the environment it needs).
+   */
+  env: TestEnv | TreeRunners;
   /** The agents; by default the configured ones ({@linkcode racersFromConfig}). */
   racers?: Racer[];
   /** Stop: attempts in flight are killed and not saved, then it throws. */
@@ -140,8 +143,13 @@ async function clonesInSight(
   options: RaceOptions,
 ): Promise<string[]> {
   if (options.sandbox.kind === "none") return [];
-  const path = `${dirname(options.env.python)}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
-  const readable = [...options.env.readable];
+  const env = options.env;
+  // A Go or JavaScript tree's environment is made per attempt: the agents' toolchains are looked at.
+  const python = env instanceof TreeRunners ? undefined : env;
+  const path = `${python ? `${dirname(python.python)}:` : ""}${
+    Deno.env.get("PATH") ?? "/usr/bin:/bin"
+  }`;
+  const readable = [...python?.readable ?? []];
   for (const { agent } of racers) {
     if (!agent.executable) continue;
     try {
