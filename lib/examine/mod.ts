@@ -63,8 +63,17 @@ import {
   taskPathRules,
   type TreeResult,
   treeRules,
+  TreeRunners,
 } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
+import { examineRunnerTask, runnerMatrixInputsKey } from "./runner.ts";
+
+export {
+  examineRunnerTask,
+  type RunnerExamineContext,
+  runnerMatrixInputsKey,
+  runnerPathRules,
+} from "./runner.ts";
 
 /** The directory of `.bugbout/` that holds one matrix per task. */
 export const MATRICES_DIR = "matrices";
@@ -404,6 +413,10 @@ export async function examineAll(
   tasks: readonly Task[],
   options: ExamineOptions = {},
 ): Promise<ExamineStage> {
+  if (project.config.project.language !== "python") {
+    const { env: _python, ...rest } = options;
+    return await examineRunnerAll(project, tasks, rest);
+  }
   const oracles = (await readOracles(project)).oracles;
   const scorable = tasks.filter((t) => oracles[t.id]?.status === "scorable");
   const saved = new Map<string, Matrix | undefined>();
@@ -433,5 +446,52 @@ export async function examineAll(
     } unchanged): ${reuseSummary(made.map((m) => m.reuse))}, ${
       plural(stage.sessions, "pytest session")
     }`,
+  };
+}
+
+/** Options for {@linkcode examineRunnerAll}. */
+export type RunnerExamineOptions = StageOptions<Matrix, TreeRunners>;
+
+/**
+ * {@linkcode examineAll} for a Go or JavaScript project: the same tasks, the same matrices and
+ * files, each task through `examineRunnerTask` (every owner's tests in a copy of each tree of
+ * its own).
+ */
+export async function examineRunnerAll(
+  project: Project,
+  tasks: readonly Task[],
+  options: RunnerExamineOptions = {},
+): Promise<ExamineStage> {
+  const oracles = (await readOracles(project)).oracles;
+  const scorable = tasks.filter((t) => oracles[t.id]?.status === "scorable");
+  const saved = new Map<string, Matrix | undefined>();
+  // For progress only: the runner classifies paths again when the trees are built.
+  const candidates = (attempts: readonly BoutAttempt[]) =>
+    attempts.filter(({ attempt: a }) =>
+      a.status === "patch" && a.role === "contestant" && a.files.some((f) => f.kind === "source")
+    ).length;
+  const stage = await runTaskStage<BoutAttempt[], Matrix, TreeRunners>(project, scorable, {
+    name: "examine",
+    environment: () => Promise.resolve(new TreeRunners(project)),
+    inputs: async (task) => {
+      const attempts = await readAttempts(project, task.id);
+      saved.set(task.id, await readMatrix(project, task.id));
+      return attempts.length > 0 ? attempts : "no attempts";
+    },
+    key: (task, attempts, env) => runnerMatrixInputsKey(project, task, attempts, env),
+    saved: (task) => saved.get(task.id),
+    reusable: (matrix) => !matrix.trees.some((t) => t.status === "infra-error"),
+    trees: (_task, attempts) => project.config.tasks.reruns + candidates(attempts),
+    run: (task, attempts, context) =>
+      examineRunnerTask(project, task, attempts, { ...context, previous: saved.get(task.id) }),
+    save: (task, matrix) => project.results.write(matrixFile(task.id), matrix),
+  }, options);
+  const matrices = [...stage.results.values()];
+  const made = matrices.filter((m) => stage.made.has(m.task));
+  return {
+    matrices,
+    summary: `${plural(matrices.length, "matrix", "matrices")} (${made.length} new, ${
+      matrices.length - made.length
+    } unchanged): ${reuseSummary(made.map((m) => m.reuse))}, ${plural(stage.sessions, "test run")}`,
   };
 }

@@ -80,6 +80,18 @@ export {
   type SessionSettings,
 } from "./sessions.ts";
 export { RUNNERS_VERSION, type RunnerTree, TreeRunners } from "./runners.ts";
+export {
+  authorEntries,
+  authorOutcomes,
+  authorTags,
+  fillRows,
+  hasRunnerTests,
+  installRunnerAuthor,
+  readRunnerAuthor,
+  type RunnerAuthor,
+  type RunnerAuthorFile,
+  type RunnerAuthorInput,
+} from "./runner_authors.ts";
 export { settleAll, Slots } from "./slots.ts";
 export {
   runTaskStage,
