@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { VERDICTS_FILE } from "../../lib/judge/mod.ts";
-import { ORACLES_FILE } from "../../lib/oracle/mod.ts";
+import { oracleAll, ORACLES_FILE, readOracles } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import type { Attempt, Oracle, Resolution, Task } from "../../lib/records.ts";
@@ -131,18 +131,15 @@ async function saveScripted(project: Project, task: Task, script: Script, scratc
   });
 }
 
-/** Save the oracle the fixture knows, every scripted attempt, and a verdict picking `pick`. */
-async function saveBout(
+/** Write an oracle the test makes up. */
+async function writeOracle(
   project: Project,
   task: Task,
   truth: { failToPass: string[]; passToPass: string[] },
-  scripts: readonly Script[],
-  pick: string,
 ) {
-  await project.results.ensure();
   const oracle: Oracle = {
     task: task.id,
-    inputsKey: "from-the-fixture",
+    inputsKey: "made-up",
     status: "scorable",
     failToPass: truth.failToPass,
     passToPass: truth.passToPass,
@@ -155,6 +152,23 @@ async function saveBout(
     kind: "oracles",
     oracles: { [task.id]: oracle },
   });
+}
+
+/**
+ * Save the task's ground truth (computed by the oracle stage, or `truth`), every scripted
+ * attempt, and a verdict picking `pick`.
+ */
+async function saveBout(
+  project: Project,
+  task: Task,
+  truth: { failToPass: string[]; passToPass: string[] } | "oracle stage",
+  scripts: readonly Script[],
+  pick: string,
+) {
+  await project.results.ensure();
+  if (truth === "oracle stage") {
+    await oracleAll(project, [task], { sandbox: await sandbox("bubblewrap") });
+  } else await writeOracle(project, task, truth);
   await project.results.write(VERDICTS_FILE, {
     version: 1,
     kind: "verdicts",
@@ -279,9 +293,16 @@ Deno.test("Go: the real fix resolves; a wrong fix, a breaking fix, a configurati
   const fix = shelf.fixes.find((f) => f.key === "km-factor")!;
   const project = await projectOf(dir.path, "go", shelf.dir, GO_SCRIPTS);
   const task = taskOf("issue-5", fix, ["units/TestConvertCases"]);
-  await saveBout(project, task, fix, GO_SCRIPTS, "fixer");
-  const runners = new CachedRunners(project, goTestCache());
-  const shared = { sandbox: await sandbox("bubblewrap"), env: runners };
+  await saveBout(project, task, "oracle stage", GO_SCRIPTS, "fixer");
+  // The ground truth the fixture knows, by the oracle stage.
+  const oracle = (await readOracles(project)).oracles[task.id];
+  deepEqual([oracle.status, oracle.failToPass, oracle.passToPass], [
+    "scorable",
+    fix.failToPass,
+    fix.passToPass,
+  ]);
+  // The runners the project makes by default.
+  const shared = { sandbox: await sandbox("bubblewrap") };
   const { file, summary } = await scoreAll(project, [task], shared);
   const r = file.resolutions[task.id];
   equal(r.scored, true, r.reason);
@@ -496,7 +517,10 @@ Deno.test("TypeScript: the real fix resolves; a wrong fix, a configuration cheat
     sourceFiles: ["src/money.ts"],
     testFiles: [fix.testFile],
   }, fix.failToPass);
-  await saveBout(project, task, { failToPass: [F2P], passToPass: P2P }, NODE_SCRIPTS, "configer");
+  await saveBout(project, task, "oracle stage", NODE_SCRIPTS, "configer");
+  const oracle = (await readOracles(project)).oracles[task.id];
+  deepEqual([oracle.status, oracle.failToPass, oracle.passToPass], ["scorable", [F2P], P2P]);
+  // The runners of a project may be given (here: environments kept in the tests' cache).
   const runners = new CachedRunners(project, ENVS);
   const shared = { sandbox: await sandbox("bubblewrap"), env: runners };
   const { file } = await scoreAll(project, [task], shared);
