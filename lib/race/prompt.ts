@@ -105,9 +105,9 @@ function runnerPrompt(
   if (role === "contestant") {
     return [
       ...issue,
-      `Fix the issue in the source code. Then add a regression test ${words.where} that fails`,
-      "without your fix and passes with it. Keep the change focused on the issue; do not change",
-      "unrelated behaviour.",
+      `Fix the issue in the source code. Then add a regression test ${words.where}`,
+      "that fails without your fix and passes with it. Keep the change focused on the issue; do",
+      "not change unrelated behaviour.",
       "",
       ...run,
       "When you are done, reply with a short summary of the cause and your change.",
