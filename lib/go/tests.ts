@@ -7,8 +7,10 @@
  * A test changed when its text changed (layout and comments aside; an example's comments count,
  * they hold its expected output) or when a top-level declaration of the same file that it uses
  * changed (a table of cases in a package-level `var`, a helper), followed through helpers. A
- * subtest whose name is computed (`t.Run(tc.name, ...)` over a table) cannot be named: the
- * result is then `unsure` and running the package decides.
+ * subtest whose name is computed (`t.Run(tc.name, ...)` over a table) cannot be named, nor can
+ * the runs of a literal one started inside a loop (`for _, tc := range cases { t.Run("case",
+ * ...) }` runs `case`, `case#01`, `case#02`, ...): when the change touched such a test, the result
+ * is `unsure`, naming those tests only, and running the package decides.
  *
  * Pure; no permissions.
  *
@@ -46,6 +48,8 @@ export interface FileReading {
   decls: Map<string, { sig: string; uses: Set<string> }>;
   /** Tests that start subtests with computed names. */
   computed: string[];
+  /** Literal subtests started inside a loop (Go numbers their runs), by their test. */
+  looped: { test: string; name: string }[];
   /** The file's `//go:build` constraint, if any. */
   constraint?: string;
 }
@@ -84,7 +88,7 @@ export function readTests(source: string): FileReading {
   const lexed: Lexed = lex(source);
   const { tokens } = lexed;
   const decls = declarations(tokens);
-  const reading: FileReading = { tests: [], decls: new Map(), computed: [] };
+  const reading: FileReading = { tests: [], decls: new Map(), computed: [], looped: [] };
   const pkgAt = tokens.find((t) => t.kind === "ident" && t.text === "package")?.start ?? 0;
   const build = lexed.comments.find((c) => c.start < pkgAt && /^\/\/go:build /.test(c.text));
   if (build) reading.constraint = build.text.slice("//go:build ".length).trim();
@@ -108,9 +112,37 @@ export function readTests(source: string): FileReading {
       ? commentsIn(tokens[d.from].start, tokens[d.to - 1].end).join("\n")
       : "";
     reading.tests.push({ path: [name], sig: span + comments, uses });
-    subtests(tokens, d.body!, [name], reading);
+    subtests(tokens, d.body!, [name], reading, loopBodies(tokens, d.body!));
   }
   return reading;
+}
+
+/**
+ * The bodies (`{` and `}` indexes) of the `for` statements inside `range`. A `for` header may hold
+ * braces of its own (`range []struct{ n int }{{1}, {2}} {`): a brace group that another `{` on
+ * the same line follows is the header's, the first that none follows is the body.
+ */
+function loopBodies(tokens: readonly Token[], range: [number, number]): [number, number][] {
+  const bodies: [number, number][] = [];
+  for (let i = range[0] + 1; i < range[1]; i++) {
+    if (tokens[i].kind !== "ident" || tokens[i].text !== "for") continue;
+    for (let j = i + 1; j < range[1]; j++) {
+      const t = tokens[j];
+      if (t.kind !== "op") continue;
+      if (t.text === "(" || t.text === "[") j = closing(tokens, j);
+      else if (t.text === "{") {
+        const end = closing(tokens, j);
+        const next = tokens[end + 1];
+        if (next?.text === "{" && !next.newline) {
+          j = end;
+          continue;
+        }
+        bodies.push([j, end]);
+        break;
+      }
+    }
+  }
+  return bodies;
 }
 
 /** The subtests started with literal names inside `range`, depth first, in source order. */
@@ -119,6 +151,7 @@ function subtests(
   range: [number, number],
   parent: string[],
   reading: FileReading,
+  loops: readonly [number, number][],
 ) {
   const used = new Map<string, number>();
   for (let k = range[0] + 1; k < range[1]; k++) {
@@ -141,12 +174,15 @@ function subtests(
     if (name === "") name = `#${String(seen).padStart(2, "0")}`;
     else if (seen > 0) name = `${name}#${String(seen).padStart(2, "0")}`;
     const path = [...parent, name];
+    if (loops.some(([from, to]) => from < k && k < to)) {
+      reading.looped.push({ test: parent[0], name: path.slice(1).join("/") });
+    }
     reading.tests.push({
       path,
       sig: signature(tokens, open, close + 1),
       uses: usesOf(tokens, open, close + 1),
     });
-    subtests(tokens, [open, close], path, reading);
+    subtests(tokens, [open, close], path, reading, loops);
     k = close;
   }
 }
@@ -204,12 +240,28 @@ export function goChangedTests(path: string, before: string | null, after: strin
     }
   }
   const tests = now.tests.map((t) => makeId(dir, t.path));
+  // Only the tests the change touched: what static reading cannot tell of the others is no
+  // uncertainty of this change.
+  const touched = (test: string) => changed.has(test);
   const reasons: string[] = [];
-  if (now.computed.length) {
+  const computed = now.computed.filter(touched);
+  if (computed.length) {
     reasons.push(
-      `${now.computed.join(", ")} ${
-        now.computed.length === 1 ? "names its" : "name their"
+      `${listed(computed)} ${
+        computed.length === 1 ? "names its" : "name their"
       } subtests at run time (t.Run with a computed name)`,
+    );
+  }
+  const looped = now.looped.filter((l) => touched(l.test));
+  if (looped.length) {
+    const byTest = [...new Set(looped.map((l) => l.test))].map((test) => {
+      const names = looped.filter((l) => l.test === test).map((l) => `"${l.name}"`);
+      return `${test} (${[...new Set(names)].join(", ")})`;
+    });
+    reasons.push(
+      `${listed(byTest)} ${
+        byTest.length === 1 ? "starts" : "start"
+      } literal subtests inside a loop, which go test runs once per pass as name, name#01, name#02, ...`,
     );
   }
   if (now.constraint) reasons.push(`the file is built only under //go:build ${now.constraint}`);
@@ -218,6 +270,12 @@ export function goChangedTests(path: string, before: string | null, after: strin
     changed: now.tests.filter((t) => changed.has(t.path.join("/"))).map((t) => makeId(dir, t.path)),
     ...(reasons.length ? { unsure: `${reasons.join("; ")}: running the package decides.` } : {}),
   };
+}
+
+/** A list for a person: the first five, then how many more. */
+function listed(items: readonly string[]): string {
+  const shown = items.slice(0, 5).join(", ");
+  return items.length > 5 ? `${shown} and ${items.length - 5} more` : shown;
 }
 
 /** The top-level test names (`TestX`, `FuzzX`, examples) a test file declares, in order. */

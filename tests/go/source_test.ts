@@ -16,6 +16,7 @@ import {
   runPattern,
 } from "../../lib/go/mod.ts";
 import { SOURCES } from "../fixtures/go_project.ts";
+import { runTree, tempDir, writeModule } from "./_shared.ts";
 
 Deno.test("ids name the package directory, then the test and its subtests", () => {
   deepEqual(parseId("pkg/sub/TestX/case_1"), { dir: "pkg/sub", path: ["TestX", "case_1"] });
@@ -131,8 +132,159 @@ Deno.test("goChangedTests() on the fixture's table-driven fix names the changed 
     "units/TestConvertCases/m_to_cm",
     "units/TestConvertCases/mm_to_m",
   ]);
-  // TestRound's subtests are named by its table at run time.
-  ok(result.unsure?.includes("TestRound"), result.unsure);
+  // TestRound's subtests are named by its table at run time, but the change left TestRound alone:
+  // that is no uncertainty of this change.
+  equal(result.unsure, undefined);
+  // A change to TestRound's table is.
+  const edited = goChangedTests(
+    "units/units_test.go",
+    after,
+    after.replace(`{"whole", 2.5, 0, 3},`, `{"whole", 2.5, 0, 3},\n\t\t{"half", 0.5, 0, 1},`),
+  );
+  ok("tests" in edited);
+  deepEqual(edited.changed, ["units/TestRound"]);
+  ok(edited.unsure?.startsWith("TestRound names its subtests at run time"), edited.unsure);
+});
+
+/** A file of `n` table-driven tests named T0, T1, ..., each with computed subtest names. */
+function tableTests(n: number, change?: number): string {
+  const tests = Array.from({ length: n }, (_, i) => `
+func T${i}Test(t *testing.T) {}
+
+func TestTable${i}(t *testing.T) {
+	for _, name := range []string{"a", "b"${i === change ? `, "c"` : ""}} {
+		t.Run(name, func(t *testing.T) {})
+	}
+}
+`);
+  return `package p\n\nimport "testing"\n${tests.join("")}`;
+}
+
+Deno.test("goChangedTests(): the unsure reason names only the tests the change touched, at most five", () => {
+  const before = tableTests(8);
+  const one = goChangedTests("p/t_test.go", before, tableTests(8, 3));
+  ok("tests" in one);
+  deepEqual(one.changed, ["p/TestTable3"]);
+  equal(
+    one.unsure,
+    "TestTable3 names its subtests at run time (t.Run with a computed name): running the package decides.",
+  );
+  // A change that touches none of them is sure.
+  const none = goChangedTests("p/t_test.go", before, before + "\nfunc TestNew(t *testing.T) {}\n");
+  ok("tests" in none);
+  deepEqual(none.changed, ["p/TestNew"]);
+  equal(none.unsure, undefined);
+  // A new file touches every test: the list stops at five.
+  const all = goChangedTests("p/t_test.go", null, before);
+  ok("tests" in all);
+  ok(
+    all.unsure?.startsWith(
+      "TestTable0, TestTable1, TestTable2, TestTable3, TestTable4 and 3 more name their subtests",
+    ),
+    all.unsure,
+  );
+});
+
+const LOOPED = `package p
+
+import "testing"
+
+type row struct{ n int }
+
+func TestLoop(t *testing.T) {
+	for _, r := range []row{{1}, {2}, {3}} {
+		t.Run("same", func(t *testing.T) {
+			if r.n < 0 {
+				t.Fail()
+			}
+		})
+	}
+}
+
+func TestStructTable(t *testing.T) {
+	for i, c := range []struct{ in string }{{"x"}, {"y"}} {
+		_ = i
+		t.Run("", func(t *testing.T) { _ = c })
+	}
+}
+
+func TestNested(t *testing.T) {
+	t.Run("outer", func(t *testing.T) {
+		for i := 0; i < 2; i++ {
+			t.Run("inner", func(t *testing.T) {})
+		}
+	})
+}
+
+func TestAfterLoop(t *testing.T) {
+	for _, r := range []row{{1}} {
+		_ = r
+	}
+	if true {
+		t.Run("once", func(t *testing.T) {})
+	}
+}
+
+func TestPlain(t *testing.T) {
+	t.Run("a", func(t *testing.T) {})
+	t.Run("a", func(t *testing.T) {})
+}
+`;
+
+Deno.test("goChangedTests() is unsure of a literal subtest started in a loop, and names it", () => {
+  const result = goChangedTests("p/loop_test.go", null, LOOPED);
+  ok("tests" in result);
+  deepEqual(result.tests, [
+    "p/TestLoop",
+    "p/TestLoop/same",
+    "p/TestStructTable",
+    "p/TestStructTable/#00",
+    "p/TestNested",
+    "p/TestNested/outer",
+    "p/TestNested/outer/inner",
+    "p/TestAfterLoop",
+    "p/TestAfterLoop/once",
+    "p/TestPlain",
+    "p/TestPlain/a",
+    "p/TestPlain/a#01",
+  ]);
+  equal(
+    result.unsure,
+    'TestLoop ("same"), TestStructTable ("#00"), TestNested ("outer/inner") start literal ' +
+      "subtests inside a loop, which go test runs once per pass as name, name#01, name#02, ...: " +
+      "running the package decides.",
+  );
+  // A change to the loop-free tests only is sure; one to a looped test is not.
+  const plain = goChangedTests(
+    "p/loop_test.go",
+    LOOPED,
+    LOOPED.replace(`t.Run("once"`, `t.Run("twice"`),
+  );
+  ok("tests" in plain);
+  deepEqual(plain.changed, ["p/TestAfterLoop", "p/TestAfterLoop/twice"]);
+  equal(plain.unsure, undefined);
+  const looped = goChangedTests("p/loop_test.go", LOOPED, LOOPED.replace("{3}}", "{3}, {4}}"));
+  ok("tests" in looped);
+  ok(looped.unsure?.startsWith('TestLoop ("same") starts literal subtests inside a loop'));
+});
+
+Deno.test("go test names the runs of a looped literal subtest as the unsure reason says", async () => {
+  await using tmp = await tempDir();
+  const tree = await writeModule(tmp.path, { "p/loop_test.go": LOOPED });
+  const run = await runTree(tree, [["p"]]);
+  equal(run.status, "ok", run.message);
+  const ran = Object.keys(run.outcomes).filter((id) => id !== "p").sort();
+  const read = goChangedTests("p/loop_test.go", null, LOOPED);
+  ok("tests" in read);
+  // What static reading names, go runs ...
+  for (const id of read.tests) equal(run.outcomes[id], "passed", id);
+  // ... and what it cannot name are the further runs of the looped subtests, nothing else.
+  deepEqual(ran.filter((id) => !read.tests.includes(id)), [
+    "p/TestLoop/same#01",
+    "p/TestLoop/same#02",
+    "p/TestNested/outer/inner#01",
+    "p/TestStructTable/#01",
+  ]);
 });
 
 Deno.test("goChangedTests() counts a test whose package-level table or helper changed", () => {
