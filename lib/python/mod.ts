@@ -2,7 +2,8 @@
  * Python and pytest, behind one door: the test environment (a uv virtual environment per project),
  * pytest sessions in the sandbox under the guard (its authenticated results channel, audit hook and
  * one process per group of tests), repeated runs, pytest's discovery rules as a project configures
- * them, and the comparison of two versions of a test module.
+ * them, the comparison of two versions of a test module (by the interpreter's `ast`, and statically
+ * by `outline.ts`), and pytest as the test-runner interface's first implementation (`runner.ts`).
  *
  * Everything above this floor (the testbed and the stages) imports from here, never from the
  * files beside it.
@@ -45,4 +46,30 @@ export {
   targetFile,
   type TestPython,
 } from "./pytest.ts";
+export {
+  addedTestFunctions,
+  changedByHunks,
+  compareOutlines,
+  definedBy,
+  type ModuleHunks,
+  type OutlineName,
+  type OutlineTest,
+  outlineTests,
+  type TestChanges,
+  testFunctions,
+  type TestOutline,
+} from "./outline.ts";
 export { mergeRepeats, type RepeatedRuns } from "./repeats.ts";
+export {
+  besideDir,
+  besideModulePath,
+  isPytestConfig,
+  PYTEST_HOOK,
+  PYTEST_IMPORT,
+  pytestRulesIn,
+  PythonRunner,
+  pythonRunner,
+  type PythonRunnerEnv,
+  pythonRunnerEnv,
+  type PythonRunnerOptions,
+} from "./runner.ts";

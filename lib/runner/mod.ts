@@ -9,6 +9,7 @@
 
 import { detectGo, goRunner } from "../go/mod.ts";
 import { detectNode, openNodeRunner } from "../node/mod.ts";
+import { pythonRunner } from "../python/mod.ts";
 import type { Language } from "../records.ts";
 import type { Detected, TestRunner } from "./types.ts";
 
@@ -26,12 +27,12 @@ export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
 }
 
 /**
- * The runner of a Go or JavaScript tree (JavaScript's reads the project's runner configuration
- * from `tree`). Python's tests run through `lib/python/` and the testbed.
+ * The runner of a tree (JavaScript's reads the project's runner configuration from `tree`,
+ * Python's pytest's discovery rules). Python's runner opened here has no environment request:
+ * its `prepare` needs the project's (`pythonRunner(tree, { environment: envRequest(project) })`),
+ * and the stages run Python through `lib/python/` and the testbed with the guard's extras.
  */
-export async function openRunner(
-  language: Exclude<Language, "python">,
-  tree: string,
-): Promise<TestRunner> {
+export async function openRunner(language: Language, tree: string): Promise<TestRunner> {
+  if (language === "python") return await pythonRunner(tree);
   return language === "go" ? goRunner() : await openNodeRunner(tree);
 }

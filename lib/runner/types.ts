@@ -11,8 +11,14 @@
  * @module
  */
 
-import type { GuardEvent } from "../python/mod.ts";
-import type { Language, Outcome, RunStatus } from "../records.ts";
+import type { z } from "../deps.ts";
+import type { guardEventSchema, Language, Outcome, RunStatus } from "../records.ts";
+
+/**
+ * Something the code under test did to the grading, or that deserves a look (the shape of
+ * Python's guard events, from the records, so that this interface needs no runner of its own).
+ */
+type GuardEvent = z.infer<typeof guardEventSchema>;
 
 export type { Language } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";

@@ -19,7 +19,7 @@
 
 import { parseToml, TomlError } from "../deps.ts";
 import { canonicalJson } from "../hash.ts";
-import { parseIni } from "../python/mod.ts";
+import { parseIni, PYTEST_HOOK, PYTEST_IMPORT } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import { classifyPath, type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
 
@@ -41,9 +41,6 @@ export interface PatchReview {
 
 const MARKERS =
   /pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\(|unittest\.skip\w*|@(?:skip|skipIf|skipUnless|expectedFailure|xfail)\b/g;
-const PYTEST_IMPORT = /^\s*(?:import\s+_?pytest\b|from\s+_?pytest\b)|__import__\(\s*["']_?pytest/gm;
-/** A pytest hook defined at any depth: only a plugin has reason to, and the code under test is not one. */
-const PYTEST_HOOK = /^\s*def\s+pytest_\w+\s*\(/gm;
 
 function count(text: string | undefined, pattern: RegExp): number {
   return text === undefined ? 0 : [...text.matchAll(pattern)].length;

@@ -21,7 +21,13 @@
 
 import { dirname } from "node:path";
 import { inputsKey } from "../hash.ts";
-import { changedTests, isTestModule, type PytestRules } from "../python/mod.ts";
+import {
+  besideDir,
+  besideModulePath,
+  changedTests,
+  isTestModule,
+  type PytestRules,
+} from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import { type FileChange, type FileState, patchedFiles, stateText } from "./patched.ts";
 
@@ -63,10 +69,9 @@ export function authorDirs(names: readonly string[]): Map<string, string> {
   const dirs = new Map<string, string>();
   const used = new Set<string>();
   for (const name of names) {
-    const ident = name.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "") ||
-      "agent";
-    let dir = `_bugbout_${ident}`;
-    for (let n = 2; used.has(dir); n++) dir = `_bugbout_${ident}_${n}`;
+    const base = besideDir(name);
+    let dir = base;
+    for (let n = 2; used.has(dir); n++) dir = `${base}_${n}`;
     used.add(dir);
     dirs.set(name, dir);
   }
@@ -75,8 +80,7 @@ export function authorDirs(names: readonly string[]): Map<string, string> {
 
 /** Where a shared author's module goes: `tests/test_x.py` → `tests/<dir>/test_x.py`. */
 export function siblingPath(path: string, dir: string): string {
-  const at = path.lastIndexOf("/");
-  return at < 0 ? `${dir}/${path}` : `${path.slice(0, at)}/${dir}/${path.slice(at + 1)}`;
+  return besideModulePath(path, dir);
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isPytestConfig } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import type { TestRunner } from "../runner/mod.ts";
 
@@ -21,20 +22,6 @@ export interface PathRules {
    */
   runner?: Pick<TestRunner, "isTestFile" | "isConfig">;
 }
-
-const CONFIG_NAMES = new Set([
-  "conftest.py",
-  "pytest.toml",
-  ".pytest.toml",
-  "pytest.ini",
-  ".pytest.ini",
-  "tox.ini",
-  "setup.cfg",
-  "pyproject.toml",
-  "sitecustomize.py",
-  "usercustomize.py",
-  "noxfile.py",
-]);
 
 /** True for a file name pytest collects as a test module by default. */
 export function isTestFileName(name: string): boolean {
@@ -57,10 +44,8 @@ export function classifyPath(path: string, rules: PathRules): PatchFile["kind"] 
     if (rules.runner.isTestFile(path)) return "test";
     return under(path, rules.packageDir) ? "source" : "other";
   }
+  if (isPytestConfig(path)) return "config";
   const name = path.split("/").pop() ?? path;
-  if (CONFIG_NAMES.has(name) || name.endsWith(".pth") || /^pytest_.*\.py$/.test(name)) {
-    return "config";
-  }
   if (under(path, rules.testsDir) || isTestFileName(name) || /(^|\/)tests?\//.test(path)) {
     return "test";
   }

@@ -8,10 +8,8 @@
  * @module
  */
 
-import { join } from "node:path";
-import { readTextIfExists } from "../fs.ts";
 import type { Project } from "../project.ts";
-import { CONFIG_FILES, type PytestRules, pytestRules, type TestEnv } from "../python/mod.ts";
+import { type PytestRules, pytestRulesIn, type TestEnv } from "../python/mod.ts";
 import { attemptName, type BoutAttempt, nameOf, type Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { authorDirs, type AuthorTests, readAuthorTests } from "./authors.ts";
@@ -30,10 +28,8 @@ export function attemptsFingerprint(attempts: readonly BoutAttempt[]): string[][
 }
 
 /** pytest's discovery rules in a tree (from its pytest.ini, pyproject.toml, tox.ini, setup.cfg). */
-export async function treeRules(tree: string): Promise<PytestRules> {
-  const files: Record<string, string | undefined> = {};
-  for (const name of CONFIG_FILES) files[name] = await readTextIfExists(join(tree, name));
-  return pytestRules(files);
+export function treeRules(tree: string): Promise<PytestRules> {
+  return pytestRulesIn(tree);
 }
 
 /**
