@@ -11,7 +11,8 @@
  * A Go or JavaScript project is scored the same way with its test runner (`runner.ts`): the
  * runner says what is test code and configuration, its configuration is never applied and is
  * flagged with what its `patchFlags` finds (`runner_review.ts`), the oracle's tests run by id, and
- * a tampered run resolves nothing. Agents' tests are not replayed on G there yet (no evidence).
+ * a tampered run resolves nothing; agents' tests get their evidence roles the same way, each
+ * author's tests installed as cross-examination installs them (`runner_evidence.ts`).
  *
  * `.bugbout/resolutions.json` is rewritten after each task; a task whose inputs are unchanged is
  * not scored again (one that hit an infrastructure error always is).
@@ -46,6 +47,12 @@ export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
 export { evidenceOf, type GoldRuns, replayOnGold } from "./evidence.ts";
 export { runnerResolutionKey, type RunnerScoreContext, scoreTaskWithRunner } from "./runner.ts";
+export {
+  goldRows,
+  replayRunnerOnGold,
+  type RunnerGoldOptions,
+  runnerOutcome,
+} from "./runner_evidence.ts";
 export { patchedTexts, type ReviewRunner, reviewRunnerPatch } from "./runner_review.ts";
 export {
   INFRA_REASON,

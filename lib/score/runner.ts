@@ -14,8 +14,8 @@
  * Every tree keeps B's dependency files (a patch's or G's changes to them are configuration, not
  * applied), so the runner and environment are those of B, prepared once per task.
  *
- * Agents' tests are not replayed on G here: the resolution's `evidence` is empty for these
- * languages.
+ * With a matrix, every agent's tests are replayed on G for their evidence roles, as Python's are
+ * (`runner_evidence.ts`): B and S from the matrix, G run here, the same pure `evidenceOf`.
  *
  * Requires `--allow-run` (git, cp, the sandbox, the toolchain), `--allow-read`, `--allow-write`
  * and `--allow-env`.
@@ -47,12 +47,14 @@ import {
   type TreeRunners,
 } from "../testbed/mod.ts";
 import type { RunSummary } from "../records.ts";
+import { evidenceOf } from "./evidence.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
+import { goldRows, replayRunnerOnGold } from "./runner_evidence.ts";
 import { reviewRunnerPatch } from "./runner_review.ts";
 import { INFRA_REASON, type ScoreInputs } from "./task.ts";
 
 /** Bumped when the way Go and JavaScript patches are scored changes. */
-const RUNNER_SCORE_RULES = 1;
+const RUNNER_SCORE_RULES = 2;
 
 /** How the message of a patch whose run could not be trusted begins. */
 const UNTRUSTED = "the test runner gave no trustworthy result on this patch";
@@ -105,6 +107,7 @@ export function runnerResolutionKey(
       inputs.oracle.failToPass,
       inputs.oracle.passToPass,
     ],
+    matrix: inputs.matrix?.inputsKey ?? null,
     pick: inputs.verdict?.pick ?? null,
     attempts: attemptsFingerprint(inputs.attempts),
     ...runInputs(project, runners),
@@ -233,8 +236,12 @@ export async function scoreTaskWithRunner(
     s.env = opened.env;
     const sanity = await sanityGates(s);
     if (sanity.reason) return unscored(sanity.reason, sanity.gates);
-    const scored = await scorePatches(s);
+    const patches = scorePatches(s);
+    const gold = inputs.matrix ? replayAuthors(s) : Promise.resolve([]);
+    const settled = await Promise.allSettled([patches, gold]);
     if (signal?.aborted) throw new InterruptedError();
+    for (const result of settled) if (result.status === "rejected") throw result.reason;
+    const scored = await patches;
     const pick = verdict?.pick ?? null;
     return {
       task: task.id,
@@ -242,7 +249,13 @@ export async function scoreTaskWithRunner(
       scored: true,
       sanity: sanity.gates,
       patches: scored,
-      evidence: {},
+      evidence: inputs.matrix
+        ? evidenceOf(
+          inputs.matrix,
+          goldRows(inputs.matrix, await gold, s.runner),
+          inputs.attempts.map((a) => nameOf(a.attempt)),
+        )
+        : {},
       pick: { agent: pick, outcome: pick === null ? null : scored[pick]?.outcome ?? null },
       runs: runs.sorted(),
       reuse: reuse.saved(),
@@ -251,6 +264,23 @@ export async function scoreTaskWithRunner(
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
     return unscored(`${INFRA_REASON}: ${describeError(error)}`);
   }
+}
+
+/** Phase 3: every author's tests on G, for their evidence roles. */
+function replayAuthors(s: Scoring) {
+  const { project, task, context } = s;
+  return replayRunnerOnGold(project, task, s.inputs.attempts, {
+    base: s.base!,
+    runner: s.runner!,
+    runners: context.env,
+    sandbox: context.sandbox,
+    work: context.work,
+    slots: s.slots,
+    reuse: s.reuse,
+    onStart: (tree) => s.runs.starting(tree),
+    onRun: (tree, run) => s.runs.record(tree, run),
+    signal: context.signal,
+  });
 }
 
 /** B in the work directory, changed by `change`, with the hidden tests installed. */
