@@ -46,7 +46,7 @@ Deno.test("bugbout run carries a bout through every stage, resumes, and renders 
   for (const stage of ["oracle", "examine", "score"]) {
     match(
       first.stderr,
-      new RegExp(`\\] ${stage} +issue-\\d+ done, \\d+ pytest sessions .* · 3/3 tasks`),
+      new RegExp(`\\] ${stage} +issue-\\d+ done, \\d+ test sessions .* · 3/3 tasks`),
     );
   }
   match(first.stdout, /^Agents$/m);

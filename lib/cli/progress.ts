@@ -1,7 +1,7 @@
 /**
  * Progress of a bout for a person: a summary line per stage with counts and time, and in between
  * what is running. On a terminal, the lines of work in flight (agents, tasks with the tree their
- * pytest session is on) are redrawn every second under a line with counts and an estimate of the
+ * test session is on) are redrawn every second under a line with counts and an estimate of the
  * time left; otherwise a timestamped line as each attempt or task ends, and, when nothing was
  * printed for a while, one that says what is running. `quiet` prints nothing.
  *
@@ -35,7 +35,7 @@ export interface ProgressPrinter {
 interface Lane {
   label: string;
   at: number;
-  /** The tree its current pytest session runs on, and since when. */
+  /** The tree its current test session runs on, and since when. */
   tree?: { id: string; at: number };
   sessions: number;
 }
@@ -91,7 +91,7 @@ export function progressPrinter(io: Io, options: ProgressOptions = {}): Progress
   const tallyText = (t: number) => {
     if (!tally) return undefined;
     const left = eta(tally, t);
-    return `${tally.done}/${tally.total} tasks done, ${plural(tally.sessions, "pytest session")}` +
+    return `${tally.done}/${tally.total} tasks done, ${plural(tally.sessions, "test session")}` +
       (left ? `, about ${left} left` : "");
   };
   const draw = () => {
@@ -163,7 +163,11 @@ export function progressPrinter(io: Io, options: ProgressOptions = {}): Progress
         }
         case "tasks": {
           const e = event.event;
-          if (e.event === "plan") {
+          if (e.event === "prepare") {
+            lanes.clear();
+            lane("prepare", `${e.task}, getting ready`);
+          } else if (e.event === "plan") {
+            lanes.delete("prepare");
             tally = { stage: event.stage, total: e.run, done: 0, sessions: 0, at: now() };
           } else if (e.event === "start") {
             lane(e.task, e.task);
@@ -180,7 +184,7 @@ export function progressPrinter(io: Io, options: ProgressOptions = {}): Progress
             if (tally) tally.done++;
             const t = now();
             const took = running ? ` ${p.dim(`(${elapsed(t - running.at)})`)}` : "";
-            const sessions = running ? `, ${plural(running.sessions, "pytest session")}` : "";
+            const sessions = running ? `, ${plural(running.sessions, "test session")}` : "";
             const left = tally ? eta(tally, t) : undefined;
             line(
               `${event.stage.padEnd(8)} ${e.task} done${sessions}${took}` +

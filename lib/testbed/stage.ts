@@ -25,11 +25,13 @@ import type { Sandbox } from "../sandbox/types.ts";
 import { settleAll, Slots } from "./slots.ts";
 
 /**
- * What a per-task stage reports as it goes; `R` is its result for one task. `plan` comes first,
- * once every task is known to be reused, skipped or to run; then, per task that runs, `start`,
- * a `session` as each pytest session starts and a `run` as it ends, and `done`.
+ * What a per-task stage reports as it goes; `R` is its result for one task. `prepare` names each
+ * task as its inputs are read; `plan` comes once every task is known to be reused, skipped or to
+ * run; then, per task that runs, `start`, a `session` as each test session starts and a `run` as it
+ * ends, and `done`.
  */
 export type TaskProgress<R> =
+  | { event: "prepare"; task: string }
   | { event: "plan"; run: number; cached: number; skipped: number }
   | { event: "cached"; task: string; result: R }
   | { event: "skipped"; task: string; reason: string }
@@ -151,7 +153,12 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
   const workTop = project.cacheDir(stage.name);
   await sweepDead(workTop, OWNED, removeTree);
   const inputs = new Map<string, I | string>();
-  for (const task of chosen) inputs.set(task.id, await stage.inputs(task));
+  for (const task of chosen) {
+    // Reading a task's inputs can take a while (a Go or JavaScript tree's environment is
+    // prepared to key it): progress says which task it is on.
+    emit({ event: "prepare", task: task.id });
+    inputs.set(task.id, await stage.inputs(task));
+  }
   const needed = [...inputs.values()].some((i) => typeof i !== "string");
   // The environment and sandbox are made once, before tasks run side by side.
   const env = needed ? options.env ?? await environmentOf(project, stage, signal) : undefined;

@@ -51,5 +51,5 @@ Deno.test("a long ground truth says what runs, and on which tree, at least every
   const stamped = lines.filter((l) => /^\[\d\d:\d\d:\d\d\] oracle/.test(l)).map(at);
   const gaps = stamped.slice(1).map((t, i) => t - stamped[i]);
   ok(Math.max(...gaps) <= 12, `gaps between lines: ${gaps.join(", ")} s\n${run.stderr}`);
-  ok(lines.some((l) => /\] oracle +issue-1 done, 4 pytest sessions/.test(l)), run.stderr);
+  ok(lines.some((l) => /\] oracle +issue-1 done, 4 test sessions/.test(l)), run.stderr);
 });

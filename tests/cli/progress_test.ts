@@ -101,27 +101,27 @@ Deno.test("off a terminal, a stage that runs tests says what runs, and on which 
   equal(lines.length, 1);
   equal(
     lines[0],
-    "[10:00:10] examine  0/3 tasks done, 0 pytest sessions; running issue-3 on B (10s); " +
+    "[10:00:10] examine  0/3 tasks done, 0 test sessions; running issue-3 on B (10s); " +
       "issue-5 (10s)",
   );
   p.onEvent(task({ event: "run", task: "issue-3", run: { tree: "B" } }));
   p.onEvent(task({ event: "session", task: "issue-3", tree: "fixer" }));
   clock.advance(4_000);
   p.onEvent(task({ event: "done", task: "issue-5" }));
-  equal(lines.at(-1), "[10:00:14] examine  issue-5 done, 0 pytest sessions (14s) · 1/3 tasks");
+  equal(lines.at(-1), "[10:00:14] examine  issue-5 done, 0 test sessions (14s) · 1/3 tasks");
   // Ten seconds after the last line, the next one.
   clock.advance(9_000);
   equal(lines.length, 2);
   clock.advance(1_000);
   equal(
     lines.at(-1),
-    "[10:00:24] examine  1/3 tasks done, 1 pytest session; running issue-3 on fixer (14s) · 1 done",
+    "[10:00:24] examine  1/3 tasks done, 1 test session; running issue-3 on fixer (14s) · 1 done",
   );
   // Once two tasks are done, an estimate of the time left: 12 s a task so far, one task left.
   p.onEvent(task({ event: "done", task: "issue-3" }));
   equal(
     lines.at(-1),
-    "[10:00:24] examine  issue-3 done, 1 pytest session (24s) · 2/3 tasks · about 12s left",
+    "[10:00:24] examine  issue-3 done, 1 test session (24s) · 2/3 tasks · about 12s left",
   );
   p.onEvent({ kind: "stage-end", stage: "examine", summary: "3 matrices", ms: 30_000 });
   clock.advance(30_000);
@@ -139,7 +139,7 @@ Deno.test("on a terminal, a stage that runs tests redraws its counts and each ta
   p.onEvent(task({ event: "session", task: "issue-8", tree: "gold" }, "score"));
   clock.advance(3_000);
   deepEqual(lines.slice(-2), [
-    "  score 0/2 tasks done, 0 pytest sessions",
+    "  score 0/2 tasks done, 0 test sessions",
     "  ▸ issue-8 on gold (3.0s)",
   ]);
   ok(raw.includes("\x1b[2A\x1b[J"));

@@ -28,10 +28,14 @@ async function demoBout(root: string, project = "") {
   };
 }
 
-/** The note lines a run printed (timestamped lines that are not a stage's). */
+/**
+ * The note lines a run printed (timestamped lines that are not a stage's, nor the note that
+ * building the test environment takes a while, which a busy machine prints and an idle one not).
+ */
 function notes(stderr: string): string[] {
   return stderr.split("\n").filter((l) =>
-    /^\[[\d:]+\] /.test(l) && !/^\[[\d:]+\] (mine|oracle|report) /.test(l)
+    /^\[[\d:]+\] /.test(l) && !/^\[[\d:]+\] (mine|oracle|report) /.test(l) &&
+    !/\] Building the test environment/.test(l)
   );
 }
 

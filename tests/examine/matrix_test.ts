@@ -82,7 +82,7 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     sandbox: bout.sandbox,
     onProgress: (e) => again.push(e),
   });
-  deepEqual(again.map((e) => e.event), ["cached", "plan"]);
+  deepEqual(again.map((e) => e.event), ["prepare", "cached", "plan"]);
   deepEqual(reused, matrix);
   ok(events.some((e) => e.event === "done"));
 

@@ -390,7 +390,7 @@ Deno.test("Go: the real fix resolves; a wrong fix, a breaking fix, a configurati
   // Unchanged inputs: nothing runs again.
   const again: TaskProgress<Resolution>[] = [];
   await scoreAll(project, [task], { ...shared, onProgress: (e) => again.push(e) });
-  deepEqual(again.map((e) => e.event), ["cached", "plan"]);
+  deepEqual(again.map((e) => e.event), ["prepare", "cached", "plan"]);
 });
 
 Deno.test("Go: a task whose gold patch does not resolve is not scored, and says why", async () => {

@@ -192,7 +192,7 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   // Unchanged inputs: nothing runs again.
   const again: TaskProgress<Resolution>[] = [];
   await scoreAll(bout.project, [bout.task], { ...shared, onProgress: (e) => again.push(e) });
-  deepEqual(again.map((e) => e.event), ["cached", "plan"]);
+  deepEqual(again.map((e) => e.event), ["prepare", "cached", "plan"]);
   equal(events.at(-1)?.event, "done");
 });
 
