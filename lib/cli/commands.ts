@@ -178,7 +178,8 @@ export const COMMANDS = {
         type: "string",
         multiple: true,
         value: "GLOB",
-        help: "what counts as a test file (default: tests dir, conftest.py, test_*.py, *_test.py)",
+        help:
+          "what counts as a test file (default: the runner's; Python: tests dir, conftest.py, test_*.py, *_test.py)",
       },
       json: { type: "boolean", help: "print the result as JSON" },
     },

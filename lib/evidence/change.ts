@@ -65,14 +65,20 @@ export function matchesGlobs(path: string, globs: readonly string[]): boolean {
 
 /**
  * The change of the working tree `root` against the tree `base` (a history-free copy of the base
- * revision, only read), split by `globs`. `scratch` is a directory for the comparison's own git
+ * revision, only read), split by `globs` (or `isTest`). `scratch` is a directory for the comparison's own git
  * directory (removed afterwards).
  */
 export async function workingChange(
   root: string,
   base: string,
-  options: { globs: readonly string[]; scratch: string },
+  options: {
+    globs: readonly string[];
+    scratch: string;
+    /** What is test code, when not the globs (a Go or JavaScript project's runner). */
+    isTest?: (path: string) => boolean;
+  },
 ): Promise<WorkingChange> {
+  const isTest = options.isTest ?? ((path: string) => matchesGlobs(path, options.globs));
   const gitDir = join(options.scratch, "change.git");
   try {
     const snapshot = await takeSnapshot(base, gitDir);
@@ -83,7 +89,7 @@ export async function workingChange(
     const files: ChangedFile[] = captured.files.map((f) => ({
       path: f.path,
       ...(f.oldPath ? { oldPath: f.oldPath } : {}),
-      part: matchesGlobs(f.path, options.globs) ? "test" : "source",
+      part: isTest(f.path) ? "test" : "source",
     }));
     const states = new Map<string, FileChange>();
     for (const file of files) {

@@ -9,6 +9,11 @@
  * Works without a `bugbout.toml` (the layout is detected and a test environment with pytest is
  * built); with one, its tests directory, environment and run settings are used.
  *
+ * In a Go module or a JavaScript project (`[project] language`, or found as `init` finds it: a
+ * `go.mod`, a `package.json` with a test runner, and no Python package) the check is the same
+ * with the project's test runner (`runner.ts`): its test files are the test part, its ids name
+ * the tests, and its prepared environment runs them.
+ *
  * Requires `--allow-run` (git, cp, uv, the sandbox, the interpreter), `--allow-read`,
  * `--allow-write` (`BUGBOUT_HOME`, temporary space) and `--allow-env`.
  *
@@ -17,28 +22,27 @@
 
 import { join, resolve } from "node:path";
 import { cachedTree, checkout, copyTree } from "../checkout.ts";
-import { type Config, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
 import { BugboutError } from "../errors.ts";
 import { removeIfExists, statIfExists } from "../fs.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
 import { detectLayout, pythonPathFor } from "../layout.ts";
 import { ensureTestEnv, type TestEnv } from "../python/mod.ts";
-import type { Outcome, RunSummary } from "../records.ts";
+import type { Outcome } from "../records.ts";
+import { detectOtherLanguages } from "../runner/mod.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   authorGroup,
   type AuthorModule,
   authorModules,
-  type EvidenceRole,
   evidenceRole,
   type FileChange,
   type FileState,
   inadequateClosure,
   installInPlace,
   lookupOutcome,
-  replayClass,
   rowIds,
   runGroups,
   RunLog,
@@ -48,107 +52,53 @@ import {
 } from "../testbed/mod.ts";
 import { defaultTestGlobs, type WorkingChange, workingChange } from "./change.ts";
 import { ProcError } from "../proc.ts";
+import { checkRunnerEvidence } from "./runner.ts";
+import {
+  type EvidenceCheck,
+  type EvidenceOptions,
+  type EvidenceReport,
+  type Settings,
+  standing,
+  type Subject,
+} from "./types.ts";
 
 export { defaultTestGlobs, globRegExp, matchesGlobs, workingChange } from "./change.ts";
-
-/** Options for {@linkcode checkEvidence}. */
-export interface EvidenceOptions {
-  /** The working tree (any directory inside it). Default: the current directory. */
-  dir?: string;
-  /** The revision before the change. Default `HEAD`. */
-  base?: string;
-  /** A reference fix to replay the tests on too. */
-  against?: string;
-  /** What counts as a test file (globs); default: {@linkcode defaultTestGlobs}. */
-  tests?: readonly string[];
-  /** A `bugbout.toml` to use; by default the one at the repository's top, if any. */
-  config?: string;
-  /** `BUGBOUT_HOME`; by default from the environment. */
-  home?: string;
-  /** The sandbox; by default `[run] sandbox` (or `auto`), checked. */
-  sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
-  /** Called with a line of progress now and then. */
-  onProgress?: (message: string) => void;
-  /** Stop the runs. */
-  signal?: AbortSignal;
-}
-
-/** Where a test stands on one side: every run failed, every run passed, they disagree, or none. */
-export type Standing = "fails" | "passes" | "unstable" | "none";
-
-/** One new or changed test of the change. */
-export interface EvidenceCheck {
-  /** Its node id in the working tree. */
-  test: string;
-  /** Its outcome in each run on the base (B). */
-  base: Outcome[];
-  /** Its outcome on the working tree as it is (S). */
-  change: Outcome[];
-  /** Its outcome in each run on the reference fix (G), or null without `--against`. */
-  reference: Outcome[] | null;
-  /** Where it stands on the base. */
-  onBase: Standing;
-  /** Where it stands on the change. */
-  onChange: Standing;
-  /** Where it stands on the reference, or null. */
-  onReference: Standing | null;
-  /** It fails on the base in every run: it discriminates the bug. */
-  discriminating: boolean;
-  /** Its BSG-VA role with a reference fix, else null. */
-  role: EvidenceRole | null;
-}
-
-/** What `bugbout evidence` found. */
-export interface EvidenceReport {
-  /** The repository's top directory. */
-  repository: string;
-  /** The base revision as given, and its commit. */
-  base: { rev: string; commit: string };
-  /** The reference fix as given, and its commit, or null. */
-  against: { rev: string; commit: string } | null;
-  /** The test globs used. */
-  globs: string[];
-  /** Changed paths in the test-only part. */
-  testFiles: string[];
-  /** Changed paths in the rest of the change. */
-  sourceFiles: string[];
-  /** Every new or changed test. */
-  tests: EvidenceCheck[];
-  /** Tests that fail on the base. */
-  discriminating: number;
-  /**
-   * With a source change: true when no test both fails on the base and passes on the change
-   * (evidence-inadequate closure). Null when the change has no source part.
-   */
-  inadequateClosure: boolean | null;
-  /** Every pytest session. */
-  runs: RunSummary[];
-  /** Things worth knowing about how the check ran. */
-  notes: string[];
-}
-
-function standing(outcomes: readonly Outcome[]): Standing {
-  const c = replayClass(outcomes);
-  return c === "fail" ? "fails" : c === "pass" ? "passes" : c;
-}
-
-interface Settings {
-  config?: Config;
-  source?: string;
-  tests?: string;
-  notes: string[];
-}
+export { changeTests } from "./runner.ts";
+export type {
+  EvidenceCheck,
+  EvidenceOptions,
+  EvidenceReport,
+  Settings,
+  Standing,
+  Subject,
+} from "./types.ts";
 
 async function settingsFor(root: string, options: EvidenceOptions): Promise<Settings> {
   const file = options.config ?? join(root, "bugbout.toml");
   if (options.config !== undefined || (await statIfExists(file))?.isFile) {
     const config = await loadConfig(resolve(file), { skipPathChecks: true });
-    return { config, source: config.project.source, tests: config.project.tests, notes: [] };
+    return {
+      config,
+      language: config.project.language,
+      source: config.project.source,
+      tests: config.project.tests,
+      notes: [],
+    };
   }
   const layout = await detectLayout(root);
+  // As init decides: a Python package wins; without one, a go.mod or a package.json with a test
+  // runner does.
+  if (!layout.isPython || !layout.source) {
+    const [other] = await detectOtherLanguages(root);
+    if (other) {
+      return {
+        language: other.language,
+        notes: [`No bugbout.toml: found ${other.runner}: ${other.evidence}.`],
+      };
+    }
+  }
   return {
+    language: "python",
     source: layout.source,
     tests: layout.tests,
     notes: [
@@ -163,15 +113,6 @@ function after(states: ReadonlyMap<string, FileChange>, paths: readonly string[]
   const out = new Map<string, FileState>();
   for (const path of paths) out.set(path, states.get(path)!.after);
   return out;
-}
-
-/** The repository, its settings and the revisions a check compares. */
-interface Subject {
-  root: string;
-  home: string;
-  settings: Settings;
-  base: { rev: string; commit: string };
-  against: { rev: string; commit: string } | null;
 }
 
 /** Phase 1: the repository around `options.dir`, its settings and the revisions named. */
@@ -334,6 +275,9 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
   const { signal } = options;
   const subject = await subjectOf(options);
   const { root, settings } = subject;
+  if (settings.language !== "python") {
+    return await checkRunnerEvidence(subject, settings.language, options);
+  }
   const globs = options.tests?.length ? [...options.tests] : defaultTestGlobs(settings.tests);
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-evidence-" });
   const log = new RunLog();
