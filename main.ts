@@ -115,6 +115,7 @@ export { VERSION } from "./lib/version.ts";
 export { runCli } from "./lib/cli/main.ts";
 export type { Io } from "./lib/cli/io.ts";
 export type { RaceProgress, RaceSummary } from "./lib/race/mod.ts";
+export { type Language, LANGUAGES } from "./lib/records.ts";
 export type { TaskProgress } from "./lib/testbed/mod.ts";
 export {
   ATTEMPT_STATUSES,

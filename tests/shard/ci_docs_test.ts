@@ -7,7 +7,7 @@
 
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { parse } from "npm:yaml@2.9.1";
+import { parseYaml as parse } from "../deps.ts";
 import { parseInvocation } from "../../lib/cli/args.ts";
 import { parseShard } from "../../lib/shard/mod.ts";
 import { ROOT } from "../_helpers.ts";
