@@ -248,12 +248,19 @@ async function install(build: Build): Promise<RunnerEnv> {
     const what = project.lockfile
       ? `${argv.slice(0, 3).join(" ")} could not install from ${project.lockfile}`
       : `${argv.slice(0, 2).join(" ")} could not install package.json's dependencies`;
+    const output = result.stderr.trim() || result.stdout.trim();
+    // Older corepacks cannot verify the registry's newer signing keys and refuse every download.
+    const corepackKeys = argv[0] === "corepack" && /No compatible signature found/.test(output);
     throw new BugboutError(
-      `Cannot prepare the test environment: ${what}:\n${
-        (result.stderr.trim() || result.stdout.trim()).split("\n").slice(-15).join("\n")
-      }`,
+      `Cannot prepare the test environment: ${what}:\n${output.split("\n").slice(-15).join("\n")}`,
       {
-        hint: project.lockfile
+        hint: corepackKeys
+          ? `This corepack cannot check the npm registry's signatures: install ${
+            argv[1]
+          } itself (\`npm install -g ${
+            argv[1]
+          }\`), or update corepack (\`npm install -g corepack\`).`
+          : project.lockfile
           ? `Check that ${project.lockfile} is in step with package.json (run the install yourself), and that the registry is reachable.`
           : "Commit a lockfile (package-lock.json) so that the versions are those the project tested with.",
       },

@@ -78,7 +78,9 @@ async function inputsOf(
     return { envs: { B, G } };
   } catch (error) {
     // A tree whose dependencies cannot be installed is this task's trouble, not the stage's.
-    if (error instanceof BugboutError) return { error: describeError(error) };
+    if (error instanceof BugboutError) {
+      return { error: describeError(error) + (error.hint ? `\nhint: ${error.hint}` : "") };
+    }
     throw error;
   }
 }
@@ -141,7 +143,8 @@ async function runnerOracleOf(
     durations: {},
   });
   if ("error" in inputs) {
-    return blank("infra-error", `Cannot prepare the test environment: ${inputs.error}`);
+    const error = inputs.error.replace(/^Cannot prepare the test environment: /, "");
+    return blank("infra-error", `Cannot prepare the test environment: ${error}`);
   }
   try {
     const home = { home: project.home, signal };
