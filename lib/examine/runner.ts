@@ -27,7 +27,7 @@
  */
 
 import { join } from "node:path";
-import { cachedTree, checkout, copyTree, listFiles, removeTree } from "../checkout.ts";
+import { cachedTree, copyTree, listFiles, removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { readTextIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
@@ -35,62 +35,45 @@ import type { Project } from "../project.ts";
 import {
   type BoutAttempt,
   type Matrix,
-  nameOf,
   type Outcome,
   REPOSITORY,
-  RESULTS_VERSION,
   type RunSummary,
   type Task,
 } from "../records.ts";
 import type { RunnerEnv, TestRunner } from "../runner/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
-  applySourceChanges,
-  assembleCells,
-  attemptNames,
-  attemptsFingerprint,
   authorEntries,
   authorOutcomes,
-  authorTags,
-  cellKey,
   countOutcomes,
   fillRows,
   type GroupResult,
-  hasCandidate,
   hasRunnerTests,
   installRunnerAuthor,
-  type Owner,
   type PathRules,
-  readRunnerAuthor,
-  Reuser,
-  type RunnerAuthor,
   Slots,
+  taskRunnerAuthors,
   type TreeResult,
-  type TreeRunners,
+  TreeRunners,
 } from "../testbed/mod.ts";
+import {
+  type ExamineContext,
+  type ExaminedTree,
+  type ExamineOptions,
+  type ExamineStage,
+  examineWith,
+  matrixInputs,
+  runExamineStage,
+} from "./matrix.ts";
 
 /** Bumped when the way a Go or JavaScript project's matrices are made changes. */
 const RUNNER_EXAMINE_RULES = 1;
 
-/** What {@linkcode examineRunnerTask} needs besides the task. */
-export interface RunnerExamineContext {
-  /** The sandbox every run happens in. */
-  sandbox: Sandbox;
-  /** The project's runners (each tree's environment). */
-  env: TreeRunners;
-  /** A working directory of the task's own (removed by the caller). */
-  work: string;
-  /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
-  slots?: Slots;
-  /** Called after every run (one owner on one tree). */
-  onRun?: (run: RunSummary) => void;
-  /** Called as every run starts, with its tree. */
-  onStart?: (tree: string) => void;
-  /** Stop: runs in flight are killed, then {@linkcode InterruptedError} is thrown. */
-  signal?: AbortSignal;
-  /** The task's last matrix: its cells whose keys stand are not run again. */
-  previous?: Matrix;
-}
+/** What {@linkcode examineRunnerTask} needs besides the task: the project's runners as `env`. */
+export type RunnerExamineContext = ExamineContext<TreeRunners>;
+
+/** Options for {@linkcode examineRunnerAll}. */
+export type RunnerExamineOptions = ExamineOptions<TreeRunners>;
 
 /** The inputs that decide a Go or JavaScript task's matrix. */
 export function runnerMatrixInputsKey(
@@ -99,17 +82,10 @@ export function runnerMatrixInputsKey(
   attempts: readonly BoutAttempt[],
   runners: TreeRunners,
 ): string {
-  const c = project.config;
   return inputsKey({
     rules: RUNNER_EXAMINE_RULES,
     runners: runners.key,
-    task: task.id,
-    commit: task.commit,
-    parent: task.parent,
-    tests: c.project.tests,
-    agents: project.agents.map((a) => [a.name, a.role]),
-    attempts: attemptsFingerprint(attempts),
-    runSuite: c.judge.runSuite,
+    ...matrixInputs(project, task, attempts),
     ...runInputs(project),
   });
 }
@@ -159,8 +135,6 @@ async function suiteEntries(
   return entries;
 }
 
-type MatrixTree = Matrix["trees"][number];
-
 /** One owner of rows: an author, or the repository's suite. */
 interface RowOwner {
   name: string;
@@ -177,8 +151,8 @@ interface RowOwner {
 
 /**
  * Cross-examine one task of a Go or JavaScript project: build B and every contestant's
- * candidate, run every owner's tests in a copy of each tree of its own, and assemble the matrix.
- * Never looks at G or at the hidden tests.
+ * candidate, run every owner's tests in a copy of each tree of its own, and assemble the matrix
+ * (see `examineWith`). Never looks at G or at the hidden tests.
  */
 export async function examineRunnerTask(
   project: Project,
@@ -191,21 +165,12 @@ export async function examineRunnerTask(
   const base = await cachedTree(project.repository, task.parent, { home: project.home, signal });
   const { runner, env } = await context.env.open(base, signal);
   const paths = runnerPathRules(project, task, runner);
-  const tags = authorTags(attemptNames(project));
-  const authors: RunnerAuthor[] = [];
-  for (const { attempt, patches } of attempts) {
-    if (attempt.status !== "patch") continue;
-    const name = nameOf(attempt);
-    authors.push(
-      await readRunnerAuthor({
-        agent: name,
-        role: attempt.role,
-        tag: tags.get(name) ?? authorTags([name]).get(name)!,
-        patch: patches.tests,
-        files: attempt.files,
-      }, { base, runner, scratch: join(work, "scratch"), signal }),
-    );
-  }
+  const authors = await taskRunnerAuthors(project, attempts, {
+    base,
+    runner,
+    scratch: join(work, "scratch"),
+    signal,
+  });
   const owners = new Map<string, RowOwner>();
   for (const a of authors.filter(hasRunnerTests)) {
     owners.set(a.agent, {
@@ -243,19 +208,12 @@ export async function examineRunnerTask(
     env: env.key,
     ...runInputs(project),
   });
-  const reuse = new Reuser(context.previous?.reuse);
   const slots = context.slots ?? new Slots(c.run.jobs);
   const log: RunSummary[] = [];
-  const keyOf = (tree: string, owner: string, ids?: ReadonlySet<string>) =>
-    cellKey(
-      tree,
-      ids ? inputsKey([owners.get(owner)!.key, [...ids].sort()]) : owners.get(owner)!.key,
-      sessions,
-    );
 
   /** One owner's tests on a copy of the prepared tree `dir`. */
   const runOwner = async (
-    tree: MatrixTree,
+    tree: ExaminedTree,
     dir: string,
     owner: RowOwner,
     index: number,
@@ -300,141 +258,80 @@ export async function examineRunnerTask(
     }
   };
 
-  /**
-   * A tree's cells: those that must run are run on copies of the tree `build` makes, the rest
-   * reused; with `select`, only those rows of each owner. A tree that cannot be made runs nothing.
-   */
-  const run = async (
-    tree: MatrixTree,
-    treeKey: string,
-    build: (dir: string) => Promise<{ ok: true } | { ok: false; message: string }>,
-    options: { build?: boolean; select?: ReadonlyMap<string, ReadonlySet<string>> } = {},
-  ): Promise<TreeResult> => {
-    const { select } = options;
-    const names = [...owners.keys()].filter((o) => select?.get(o)?.size !== 0);
-    const key = (owner: string) => keyOf(treeKey, owner, select?.get(owner));
-    const missing = names.filter((o) => !reuse.has(key(o)));
-    const fresh: GroupResult[] = [];
-    if (missing.length > 0 || options.build) {
-      const dir = join(work, "trees", tree.id.replace(/[^A-Za-z0-9._-]+/g, "_"));
+  return await examineWith(project, task, attempts, context, {
+    inputsKey: runnerMatrixInputsKey(project, task, attempts, context.env),
+    paths,
+    treeInputs: { language: runner.language },
+    authors,
+    owners: new Map([...owners].map(([name, o]) => [name, o.key])),
+    sessions,
+    treeDir: (tree) => join(work, "trees", tree.id.replace(/[^A-Za-z0-9._-]+/g, "_")),
+    // The tree, built once and never run in; each owner runs on a copy of its own.
+    runTree: async (tree, dir, build, names, select) => {
       try {
         const built = await build(dir);
-        if (!built.ok) {
-          return { tree: { ...tree, status: "patch-failed", message: built.message }, groups: [] };
-        }
+        if (!built.ok) return { failed: built.message };
         const settled = await Promise.allSettled(
-          missing.map((o, i) => runOwner(tree, dir, owners.get(o)!, i, select?.get(o))),
+          names.map((o, i) => runOwner(tree, dir, owners.get(o)!, i, select?.get(o))),
         );
         if (signal?.aborted) throw new InterruptedError();
+        const fresh: GroupResult[] = [];
         for (const s of settled) {
           if (s.status === "rejected") throw s.reason;
           fresh.push(s.value);
         }
+        return fresh;
       } finally {
         await removeTree(dir);
       }
-    }
-    for (const g of fresh) reuse.put(key(g.owner), g);
-    const groups = names.flatMap((owner) =>
-      fresh.find((g) => g.owner === owner) ?? reuse.take(key(owner)) ?? []
-    );
-    return {
-      tree: { ...tree, ...treeStatus(groups) },
-      groups,
-      ...(select ? { only: select } : {}),
-    };
-  };
-
-  const checkoutBase = async (dir: string) => {
-    await checkout(project.repository, task.parent, dir, { home: project.home, signal });
-    return { ok: true as const };
-  };
-  const baseKey = inputsKey({ tree: "B", parent: task.parent });
-  const repeatKey = (i: number) => `${baseKey}#${i}`;
-  const firstBase = run({ id: "B", kind: "base", status: "ok" }, repeatKey(0), checkoutBase);
-  const patchRuns = Promise.all(
-    attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
-      async ({ attempt, patches }): Promise<TreeResult> => {
-        const tree: MatrixTree = {
-          id: nameOf(attempt),
-          kind: "patch",
-          agent: attempt.agent,
-          status: "ok",
-        };
-        const treeKey = inputsKey({
-          parent: task.parent,
-          patch: patches.full,
-          files: attempt.files,
-          language: runner.language,
-        });
-        const unit = `tree:${tree.id}`;
-        const known = reuse.unitStands(unit, treeKey);
-        reuse.unit(unit, treeKey);
-        const before = context.previous?.trees.find((t) => t.id === tree.id);
-        if (known && before?.status === "patch-failed") return { tree: before, groups: [] };
-        return await run(tree, treeKey, async (dir) => {
-          await checkout(project.repository, task.parent, dir, { home: project.home, signal });
-          return await applySourceChanges(dir, attempt, patches, paths, signal);
-        }, { build: !known });
-      },
-    ),
-  );
-  const settled = await Promise.allSettled([firstBase, patchRuns]);
-  if (signal?.aborted) throw new InterruptedError();
-  for (const s of settled) if (s.status === "rejected") throw s.reason;
-  const first = await firstBase;
-  const candidates = await patchRuns;
-  const select = runnerRepeatSelection(first, candidates, [...owners.values()], runner);
-  const repeats: TreeResult[] = [];
-  for (let i = 1; i < c.tasks.reruns; i++) {
-    const id = `B#${i + 1}`;
-    repeats.push(
-      await run({ id, kind: "base", status: "ok" }, repeatKey(i), checkoutBase, { select }),
-    );
-  }
-  const results = [first, ...repeats, ...candidates];
-  const listed: Owner[] = [
-    ...authors.map((a) => ({ name: a.agent, role: a.role })),
-    { name: REPOSITORY, role: "repository" as const },
-  ];
-  // Reused cells are kept as they ran; the matrix gets every row filled on every tree.
-  const filled = results.map((r) => ({
-    ...r,
-    groups: r.groups.map((g) => ({ ...g, outcomes: new Map(g.outcomes) })),
-  }));
-  for (const owner of listed) {
-    fillRows(
-      filled.flatMap((r) => r.groups.filter((g) => g.owner === owner.name).map((g) => g.outcomes)),
-      runner,
-      owners.get(owner.name)?.statically,
-    );
-  }
-  const order = results.map((r) => r.tree.id);
-  return {
-    version: RESULTS_VERSION,
-    kind: "matrix",
-    task: task.id,
-    inputsKey: runnerMatrixInputsKey(project, task, attempts, context.env),
-    trees: results.map((r) => r.tree),
-    ...assembleCells(listed, filled),
-    tampering: results.flatMap((r) =>
-      r.groups.filter((g) => g.tamper.length > 0 || g.suspect.length > 0).map((g) => ({
-        tree: r.tree.id,
-        author: g.owner,
-        events: g.tamper,
-        suspect: g.suspect,
-        blame: [],
-      }))
-    ),
-    runs: log.sort((a, b) => order.indexOf(a.tree) - order.indexOf(b.tree) || a.index - b.index),
-    reuse: reuse.saved(),
-  };
+    },
+    repeatSelection: (first, candidates) =>
+      runnerRepeatSelection(first, candidates, [...owners.values()], runner),
+    // Reused cells are kept as they ran; the matrix gets every row filled on every tree.
+    filled: (results, listed) => {
+      const filled = results.map((r) => ({
+        ...r,
+        groups: r.groups.map((g) => ({ ...g, outcomes: new Map(g.outcomes) })),
+      }));
+      for (const owner of listed) {
+        fillRows(
+          filled.flatMap((r) =>
+            r.groups.filter((g) => g.owner === owner.name).map((g) => g.outcomes)
+          ),
+          runner,
+          owners.get(owner.name)?.statically,
+        );
+      }
+      return filled;
+    },
+    blame: () => [],
+    runs: (order) =>
+      log.sort((a, b) => order.indexOf(a.tree) - order.indexOf(b.tree) || a.index - b.index),
+  });
 }
 
-function treeStatus(groups: readonly GroupResult[]): Pick<MatrixTree, "status" | "message"> {
-  const main = groups.find((g) => g.owner === REPOSITORY) ?? groups[0];
-  if (!main) return { status: "ok" };
-  return { status: main.status, ...(main.message ? { message: main.message } : {}) };
+/**
+ * The examine stage of a Go or JavaScript project: the same tasks, the same matrices and files,
+ * each task through {@linkcode examineRunnerTask} (every owner's tests in a copy of each tree of
+ * its own).
+ */
+export async function examineRunnerAll(
+  project: Project,
+  tasks: readonly Task[],
+  options: RunnerExamineOptions = {},
+): Promise<ExamineStage> {
+  // For progress only: the runner classifies paths again when the trees are built.
+  const candidates = (attempts: readonly BoutAttempt[]) =>
+    attempts.filter(({ attempt: a }) =>
+      a.status === "patch" && a.role === "contestant" && a.files.some((f) => f.kind === "source")
+    ).length;
+  return await runExamineStage(project, tasks, options, {
+    environment: () => Promise.resolve(new TreeRunners(project)),
+    key: (task, attempts, env) => runnerMatrixInputsKey(project, task, attempts, env),
+    candidates: (_task, attempts) => candidates(attempts),
+    examine: (task, attempts, context) => examineRunnerTask(project, task, attempts, context),
+    runs: "test run",
+  });
 }
 
 /** Run one group on a tree with the project's settings. */

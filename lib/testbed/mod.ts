@@ -91,6 +91,7 @@ export {
   type RunnerAuthor,
   type RunnerAuthorFile,
   type RunnerAuthorInput,
+  taskRunnerAuthors,
 } from "./runner_authors.ts";
 export { settleAll, Slots } from "./slots.ts";
 export {

@@ -23,10 +23,12 @@
  */
 
 import { inputsKey } from "../hash.ts";
-import type { Outcome, PatchFile } from "../records.ts";
+import type { Project } from "../project.ts";
+import { type BoutAttempt, nameOf, type Outcome, type PatchFile } from "../records.ts";
 import type { TestRunner } from "../runner/mod.ts";
 import { type AuthorInput, testPartOf } from "./authors.ts";
 import { type FileState, patchedFiles, stateText, writeState } from "./patched.ts";
+import { attemptNames } from "./task.ts";
 
 /** One test file of an author, installed beside the project's. */
 export interface RunnerAuthorFile {
@@ -79,6 +81,35 @@ export function authorTags(names: readonly string[]): Map<string, string> {
     tags.set(name, tag);
   }
   return tags;
+}
+
+/**
+ * Every author's tests at a task of a Go or JavaScript project: each agent whose attempt finished
+ * (`patch`), in configuration order, read against B's tree `base` (only read) as
+ * {@linkcode readRunnerAuthor} reads them. Tags are made from every configured agent, so they are
+ * the same in every stage.
+ */
+export async function taskRunnerAuthors(
+  project: Project,
+  attempts: readonly BoutAttempt[],
+  options: { base: string; runner: TestRunner; scratch: string; signal?: AbortSignal },
+): Promise<RunnerAuthor[]> {
+  const tags = authorTags(attemptNames(project));
+  const authors: RunnerAuthor[] = [];
+  for (const { attempt, patches } of attempts) {
+    if (attempt.status !== "patch") continue;
+    const name = nameOf(attempt);
+    authors.push(
+      await readRunnerAuthor({
+        agent: name,
+        role: attempt.role,
+        tag: tags.get(name) ?? authorTags([name]).get(name)!,
+        patch: patches.tests,
+        files: attempt.files,
+      }, options),
+    );
+  }
+  return authors;
 }
 
 /** What {@linkcode readRunnerAuthor} needs to know about one attempt. */
