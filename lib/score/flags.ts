@@ -21,7 +21,8 @@ import { parseToml, TomlError } from "../deps.ts";
 import { canonicalJson } from "../hash.ts";
 import { parseIni, PYTEST_HOOK, PYTEST_IMPORT } from "../python/mod.ts";
 import type { PatchFile } from "../records.ts";
-import { classifyPath, type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
+import { type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
+import { changeVerb, gained, reviewedPaths } from "./review.ts";
 
 /** A file of a patch that scoring does not apply, and why. */
 export interface IgnoredFile {
@@ -42,16 +43,6 @@ export interface PatchReview {
 const MARKERS =
   /pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\(|unittest\.skip\w*|@(?:skip|skipIf|skipUnless|expectedFailure|xfail)\b/g;
 
-function count(text: string | undefined, pattern: RegExp): number {
-  return text === undefined ? 0 : [...text.matchAll(pattern)].length;
-}
-
-function verb(change: FileChange): string {
-  if (change.before.kind === "absent") return "adds";
-  if (change.after.kind === "absent") return "deletes";
-  return "edits";
-}
-
 /** The pytest settings a configuration file holds, as comparable text (undefined: none). */
 export function pytestSection(name: string, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
@@ -70,7 +61,7 @@ export function pytestSection(name: string, text: string | undefined): string | 
 
 function configFlag(path: string, change: FileChange): string | undefined {
   const name = path.slice(path.lastIndexOf("/") + 1);
-  const how = verb(change);
+  const how = changeVerb(change);
   if (name === "conftest.py") return `${how} ${path} (a conftest.py)`;
   if (/^\.?pytest\.(?:ini|toml)$/.test(name)) {
     return `${how} ${path} (pytest configuration)`;
@@ -105,36 +96,19 @@ export function reviewPatch(
 ): PatchReview {
   const flags: string[] = [];
   const ignored: IgnoredFile[] = [];
-  const absent = { before: { kind: "absent" }, after: { kind: "absent" } } as const;
-  for (const file of files) {
-    const paths = file.oldPath && file.oldPath !== file.path
-      ? [file.oldPath, file.path]
-      : [file.path];
-    for (const path of paths) {
-      const kind = classifyPath(path, rules);
-      const change = changes.get(path) ?? absent;
-      if (kind === "source") {
-        if (
-          count(stateText(change.after), PYTEST_IMPORT) >
-            count(stateText(change.before), PYTEST_IMPORT)
-        ) {
-          flags.push(`imports pytest from the source: ${path}`);
-        }
-        if (
-          count(stateText(change.after), PYTEST_HOOK) > count(stateText(change.before), PYTEST_HOOK)
-        ) {
-          flags.push(`defines pytest hooks in the source: ${path}`);
-        }
-        continue;
-      }
-      ignored.push({ path, reason: REASONS[kind] });
-      if (kind === "config") {
-        const flag = configFlag(path, change);
-        if (flag) flags.push(flag);
-      } else if (kind === "test" && change.before.kind === "file") {
-        if (count(stateText(change.after), MARKERS) > count(stateText(change.before), MARKERS)) {
-          flags.push(`adds skip/xfail markers to the repository's tests in ${path}`);
-        }
+  for (const { path, kind, change } of reviewedPaths(files, changes, rules)) {
+    if (kind === "source") {
+      if (gained(change, PYTEST_IMPORT)) flags.push(`imports pytest from the source: ${path}`);
+      if (gained(change, PYTEST_HOOK)) flags.push(`defines pytest hooks in the source: ${path}`);
+      continue;
+    }
+    ignored.push({ path, reason: REASONS[kind] });
+    if (kind === "config") {
+      const flag = configFlag(path, change);
+      if (flag) flags.push(flag);
+    } else if (kind === "test" && change.before.kind === "file") {
+      if (gained(change, MARKERS)) {
+        flags.push(`adds skip/xfail markers to the repository's tests in ${path}`);
       }
     }
   }

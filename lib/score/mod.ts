@@ -41,7 +41,8 @@ import {
 } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
 import { runnerResolutionKey, scoreTaskWithRunner } from "./runner.ts";
-import { INFRA_REASON, resolutionInputsKey, type ScoreInputs, scoreTask } from "./task.ts";
+import { INFRA_REASON, type ScoreInputs } from "./phases.ts";
+import { resolutionInputsKey, scoreTask } from "./task.ts";
 
 export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
@@ -54,13 +55,8 @@ export {
   runnerOutcome,
 } from "./runner_evidence.ts";
 export { patchedTexts, type ReviewRunner, reviewRunnerPatch } from "./runner_review.ts";
-export {
-  INFRA_REASON,
-  resolutionInputsKey,
-  type ScoreContext,
-  type ScoreInputs,
-  scoreTask,
-} from "./task.ts";
+export { INFRA_REASON, type ScoreInputs } from "./phases.ts";
+export { resolutionInputsKey, type ScoreContext, scoreTask } from "./task.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const RESOLUTIONS_FILE = "resolutions.json";

@@ -21,8 +21,9 @@
 
 import type { PatchFile } from "../records.ts";
 import type { PatchedText, TestRunner } from "../runner/mod.ts";
-import { classifyPath, type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
+import { type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
 import type { PatchReview } from "./flags.ts";
+import { changeVerb, gained, reviewedPaths } from "./review.ts";
 
 /** What {@linkcode reviewRunnerPatch} needs of the runner. */
 export type ReviewRunner = Pick<
@@ -47,21 +48,6 @@ const FRAMEWORK = {
 /** Go's test2json framing byte, written literally or as an escape. */
 // deno-lint-ignore no-control-regex -- the byte itself is what is looked for
 const FRAMING = /\x16|\\x16|\\026|\\u0016|\\U00000016/g;
-
-function count(text: string | undefined, pattern: RegExp): number {
-  return text === undefined ? 0 : [...text.matchAll(pattern)].length;
-}
-
-function verb(change: FileChange): string {
-  if (change.before.kind === "absent") return "adds";
-  if (change.after.kind === "absent") return "deletes";
-  return "edits";
-}
-
-/** Whether a change made `pattern` appear more often than before. */
-function gained(change: FileChange, pattern: RegExp): boolean {
-  return count(stateText(change.after), pattern) > count(stateText(change.before), pattern);
-}
 
 /** Every changed path of a patch as the runner's `patchFlags` reads it. */
 export function patchedTexts(changes: ReadonlyMap<string, FileChange>): PatchedText[] {
@@ -90,30 +76,22 @@ export function reviewRunnerPatch(
   } as const;
   const flags: string[] = [];
   const ignored: PatchReview["ignored"] = [];
-  const absent = { before: { kind: "absent" }, after: { kind: "absent" } } as const;
-  for (const file of files) {
-    const paths = file.oldPath && file.oldPath !== file.path
-      ? [file.oldPath, file.path]
-      : [file.path];
-    for (const path of paths) {
-      const kind = classifyPath(path, rules);
-      const change = changes.get(path) ?? absent;
-      if (kind === "source") {
-        if (gained(change, FRAMEWORK[runner.language === "go" ? "go" : "node"])) {
-          flags.push(`reaches the test framework from the source: ${path}`);
-        }
-        if (runner.language === "go" && gained(change, FRAMING)) {
-          flags.push(`writes go test's framing byte from the source: ${path}`);
-        }
-        continue;
+  for (const { path, kind, change } of reviewedPaths(files, changes, rules)) {
+    if (kind === "source") {
+      if (gained(change, FRAMEWORK[runner.language === "go" ? "go" : "node"])) {
+        flags.push(`reaches the test framework from the source: ${path}`);
       }
-      ignored.push({ path, reason: reasons[kind] });
-      if (kind === "config") {
-        flags.push(`${verb(change)} ${path} (${runner.name} configuration)`);
-      } else if (kind === "test" && change.before.kind === "file") {
-        if (gained(change, MARKERS[runner.language === "go" ? "go" : "node"])) {
-          flags.push(`adds skip markers to the repository's tests in ${path}`);
-        }
+      if (runner.language === "go" && gained(change, FRAMING)) {
+        flags.push(`writes go test's framing byte from the source: ${path}`);
+      }
+      continue;
+    }
+    ignored.push({ path, reason: reasons[kind] });
+    if (kind === "config") {
+      flags.push(`${changeVerb(change)} ${path} (${runner.name} configuration)`);
+    } else if (kind === "test" && change.before.kind === "file") {
+      if (gained(change, MARKERS[runner.language === "go" ? "go" : "node"])) {
+        flags.push(`adds skip markers to the repository's tests in ${path}`);
       }
     }
   }
