@@ -43,7 +43,7 @@ import {
  * `[run] timeout` of the hang scenario, in seconds: long enough for a Node.js CLI to start and
  * reach the hung request on a machine whose cores the rest of the suite keeps busy.
  */
-export const HANG_TIMEOUT_S = 60;
+export const HANG_TIMEOUT_S = 40;
 /** `[run] timeout` of the other scenarios: a safety net, never reached when things work. */
 const TIMEOUT_S = 300;
 

@@ -175,7 +175,7 @@ Deno.test("a bout on a Go module resolves the real fix, not the wrong fix or the
   await Deno.writeTextFile(
     join(project.dir, "bugbout.toml"),
     `[project]\nlanguage = "go"\ngithub = "example/shelf"\ngithub-api = "${github.url}"\n\n` +
-      `[tasks]\nlimit = 3\n\n[run]\ntimeout = 300\n\n${agents}`,
+      `[tasks]\nlimit = 1\n\n[run]\ntimeout = 300\n\n${agents}`,
   );
   const run = await runBugbout(["run"], {
     cwd: project.dir,
@@ -185,10 +185,11 @@ Deno.test("a bout on a Go module resolves the real fix, not the wrong fix or the
   const results = join(project.dir, ".bugbout");
   const read = async (name: string) => JSON.parse(await Deno.readTextFile(join(results, name)));
 
-  // Ground truth ran twice on each side, and every fix is scorable.
+  // The newest fix is the bout's one task (the ground truth of every fix is tests/oracle's):
+  // its ground truth ran twice on each side, and it is scorable.
   const oracles = (await read("oracles.json")).oracles;
-  deepEqual(Object.keys(oracles).sort(), ["issue-3", "issue-5", "issue-7"]);
-  for (const fix of project.fixes) {
+  deepEqual(Object.keys(oracles), ["issue-7"]);
+  for (const fix of project.fixes.filter((f) => f.issue === 7)) {
     const oracle = oracles[`issue-${fix.issue}`];
     equal(oracle.status, "scorable", JSON.stringify(oracle));
     deepEqual([...oracle.failToPass].sort(), [...fix.failToPass].sort());
@@ -200,26 +201,19 @@ Deno.test("a bout on a Go module resolves the real fix, not the wrong fix or the
   const resolutions = resolutionsFileSchema.parse(await read("resolutions.json")).resolutions;
   const outcome = (task: string, agent: string) => resolutions[task].patches[agent]?.outcome;
   equal(outcome("issue-7", "fixer"), "resolved");
-  equal(outcome("issue-3", "fixer"), "resolved");
   equal(outcome("issue-7", "wrong"), "wrong-fix");
   ok(outcome("issue-7", "config-cheat") !== "resolved");
   ok(resolutions["issue-7"].patches["config-cheat"].flags.length > 0);
   ok(!["resolved", "broke-tests"].includes(outcome("issue-7", "forger")!));
-  for (const task of ["issue-3", "issue-5"]) {
-    for (const agent of ["wrong", "config-cheat", "forger"]) {
-      ok(outcome(task, agent) !== "resolved", `${agent} on ${task}`);
-    }
-  }
 
   // The judge picks the real fix from the cross-examination alone.
   const verdicts = verdictsFileSchema.parse(await read("verdicts.json")).verdicts;
   equal(verdicts["issue-7"].pick, "fixer");
-  equal(verdicts["issue-3"].pick, "fixer");
   equal(resolutions["issue-7"].pick.outcome, "resolved");
 
   // The report has the shape a Python bout's has.
   const report = reportSchema.parse(await read("report.json"));
   deepEqual(report.agents.map((a) => a.name).sort(), ["config-cheat", "fixer", "forger", "wrong"]);
-  match(run.stdout, /fixer\s+3\s+2\s/);
-  match(run.stdout, /the judge's picks\s+2\s+3/);
+  match(run.stdout, /fixer\s+1\s+1\s/);
+  match(run.stdout, /the judge's picks\s+1\s+1/);
 });

@@ -102,7 +102,14 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
     events.filter((e) => e.event !== "run" && e.event !== "session").map((e) =>
       "task" in e ? `${e.event}:${e.task}` : `${e.event}:${e.run} to run, ${e.cached} reused`
     ),
-    ["cached:quick", "plan:1 to run, 1 reused", "start:slow", "done:slow"],
+    [
+      "prepare:quick",
+      "prepare:slow",
+      "cached:quick",
+      "plan:1 to run, 1 reused",
+      "start:slow",
+      "done:slow",
+    ],
   );
   // Every session says where it runs before it ends.
   deepEqual(
@@ -113,7 +120,11 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
   );
   deepEqual(file.oracles.quick, killed.oracles.quick);
   deepEqual(file.oracles.slow.failToPass, ["tests/test_two.py::test_two"]);
-  ok(events.every((e) => !("task" in e) || e.task !== "quick" || e.event === "cached"));
+  ok(
+    events.every((e) =>
+      !("task" in e) || e.task !== "quick" || e.event === "cached" || e.event === "prepare"
+    ),
+  );
   // The killed run's working trees are gone too.
   const left = [];
   for await (const e of Deno.readDir(project.cacheDir("oracle"))) left.push(e.name);
