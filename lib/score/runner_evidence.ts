@@ -25,22 +25,20 @@ import { cachedTree, checkout, removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { type BoutAttempt, type Matrix, nameOf, type Outcome, type Task } from "../records.ts";
+import type { BoutAttempt, Matrix, Outcome, Task } from "../records.ts";
 import type { RunnerRun, TestRunner } from "../runner/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
-  attemptNames,
   authorEntries,
   authorOutcomes,
-  authorTags,
   cellKey,
   type GroupResult,
   hasRunnerTests,
   installRunnerAuthor,
-  readRunnerAuthor,
   type Reuser,
   type RunnerAuthor,
   type Slots,
+  taskRunnerAuthors,
   type TreeRunners,
 } from "../testbed/mod.ts";
 import type { GoldRuns } from "./evidence.ts";
@@ -70,33 +68,6 @@ export interface RunnerGoldOptions {
 }
 
 /**
- * Every author's tests as the matrix read them: each attempt with a patch, read with B's runner
- * and the bout's tags (the same as `examine/runner.ts` reads them, so the ids are the matrix's).
- */
-export async function runnerAuthors(
-  project: Project,
-  attempts: readonly BoutAttempt[],
-  options: { base: string; runner: TestRunner; scratch: string; signal?: AbortSignal },
-): Promise<RunnerAuthor[]> {
-  const tags = authorTags(attemptNames(project));
-  const authors: RunnerAuthor[] = [];
-  for (const { attempt, patches } of attempts) {
-    if (attempt.status !== "patch") continue;
-    const name = nameOf(attempt);
-    authors.push(
-      await readRunnerAuthor({
-        agent: name,
-        role: attempt.role,
-        tag: tags.get(name) ?? authorTags([name]).get(name)!,
-        patch: patches.tests,
-        files: attempt.files,
-      }, options),
-    );
-  }
-  return authors;
-}
-
-/**
  * Every author's tests on G, `[tasks] reruns` times: one list of group results per run, each
  * group's outcomes as {@linkcode authorOutcomes} reads them (not yet read for the matrix's rows:
  * see {@linkcode goldRows}).
@@ -109,7 +80,7 @@ export async function replayRunnerOnGold(
 ): Promise<GoldRuns> {
   const { signal, reuse } = options;
   const c = project.config;
-  const authors = (await runnerAuthors(project, attempts, {
+  const authors = (await taskRunnerAuthors(project, attempts, {
     base: options.base,
     runner: options.runner,
     scratch: join(options.work, "scratch"),
