@@ -21,13 +21,7 @@ import { describeError, InterruptedError } from "../errors.ts";
 import { readTextIfExists, statIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import {
-  mergeRepeats,
-  type PytestRun,
-  type RepeatedRuns,
-  runPytest,
-  type TestEnv,
-} from "../python/mod.ts";
+import { type RepeatedRuns, runPytest, type TestEnv } from "../python/mod.ts";
 import {
   type Oracle,
   type OraclesFile,
@@ -47,6 +41,7 @@ import {
 import { tally } from "../words.ts";
 import { configRefusal, groundTruth, namesMissingOnB } from "./ground_truth.ts";
 import { runnerOracleStage } from "./runners.ts";
+import { blankOracle, durationsOnG, existing, runSide } from "./sides.ts";
 
 export {
   configRefusal,
@@ -136,17 +131,7 @@ export async function oracleAll(
 async function oracleOf(project: Project, task: Task, context: TaskContext): Promise<Oracle> {
   const { signal, work } = context;
   const log = new RunLog(context.onRun, context.onStart);
-  const blank = (status: Oracle["status"], reason: string): Oracle => ({
-    task: task.id,
-    inputsKey: context.key,
-    status,
-    reason,
-    failToPass: [],
-    passToPass: [],
-    unstable: [],
-    runs: log.sorted(),
-    durations: {},
-  });
+  const blank = blankOracle(task, context.key, log);
   try {
     const unsure = (task.unsureTests ?? []).map((u) => u.file);
     let collectedOnB: Set<string> | undefined;
@@ -176,37 +161,26 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
     if (targets.length === 0) {
       return blank("unscorable", "None of the fix's test files exists on G.");
     }
-    const side = async (tree: string, name: "B" | "G") => {
-      const done: PytestRun[] = [];
-      for (let i = 0; i < project.config.tasks.reruns; i++) {
-        const record = log.on(name);
-        const run = await context.slots.use(() => {
-          if (signal?.aborted) throw new InterruptedError();
-          record.starting?.();
-          return runPytest({
-            sandbox: context.sandbox,
-            env: context.env,
-            tree,
-            targets,
-            pythonPath: [task.pythonPath],
-            pytestArgs: project.config.project.pytestArgs,
-            extraEnv: project.config.project.env,
-            timeoutMs: project.config.run.testTimeout * 1000,
-            memoryMb: project.config.run.testMemory,
-            deny: [project.repository, project.home, project.results.path],
-            scratch: join(work, "runs"),
-            // The maintainers' own code and tests: what passed before a hang stands, and their
-            // tests may write into the tree.
-            trustPartial: true,
-            watchTree: false,
-            signal,
-          });
-        });
-        record(run);
-        done.push(run);
-      }
-      return mergeRepeats(done);
-    };
+    const side = (tree: string, name: "B" | "G") =>
+      runSide(context, log, name, project.config.tasks.reruns, () =>
+        runPytest({
+          sandbox: context.sandbox,
+          env: context.env,
+          tree,
+          targets,
+          pythonPath: [task.pythonPath],
+          pytestArgs: project.config.project.pytestArgs,
+          extraEnv: project.config.project.env,
+          timeoutMs: project.config.run.testTimeout * 1000,
+          memoryMb: project.config.run.testMemory,
+          deny: [project.repository, project.home, project.results.path],
+          scratch: join(work, "runs"),
+          // The maintainers' own code and tests: what passed before a hang stands, and their
+          // tests may write into the tree.
+          trustPartial: true,
+          watchTree: false,
+          signal,
+        }));
     const [b, g] = await Promise.all([side(bTree, "B"), side(gTree, "G")]);
     const refusal = async (tree: string) =>
       configRefusal({ "setup.cfg": await readTextIfExists(join(tree, "setup.cfg")) });
@@ -225,8 +199,7 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
         ).sort(),
       }
       : {};
-    const durations: Record<string, number> = {};
-    for (const [id, ms] of Object.entries(g.durations)) if (gTests.has(id)) durations[id] = ms;
+    const durations = durationsOnG(g);
     if (newApi) {
       return {
         task: task.id,
@@ -333,10 +306,4 @@ async function newApiNames(
     if (!word(name).test(after) || word(name).test(before)) return undefined;
   }
   return missing.map((m) => m.name);
-}
-
-async function existing(tree: string, paths: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const path of paths) if ((await statIfExists(join(tree, path)))?.isFile) found.push(path);
-  return found;
 }

@@ -18,10 +18,9 @@
 import { join } from "node:path";
 import { cachedTree, checkout, installFiles } from "../checkout.ts";
 import { BugboutError, describeError, InterruptedError } from "../errors.ts";
-import { statIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { type InfraCause, mergeRepeats, type PytestRun } from "../python/mod.ts";
+import type { InfraCause, PytestRun } from "../python/mod.ts";
 import type { Oracle, OraclesFile, Task } from "../records.ts";
 import type { RunnerRun } from "../runner/mod.ts";
 import {
@@ -33,6 +32,7 @@ import {
   TreeRunners,
 } from "../testbed/mod.ts";
 import { groundTruth } from "./ground_truth.ts";
+import { blankOracle, durationsOnG, existing, runSide } from "./sides.ts";
 
 /** What a task's ground truth depends on besides the task: its trees' environments. */
 export type RunnerOracleInputs =
@@ -131,17 +131,7 @@ async function runnerOracleOf(
 ): Promise<Oracle> {
   const { signal, work } = context;
   const log = new RunLog(context.onRun, context.onStart);
-  const blank = (status: Oracle["status"], reason: string): Oracle => ({
-    task: task.id,
-    inputsKey: context.key,
-    status,
-    reason,
-    failToPass: [],
-    passToPass: [],
-    unstable: [],
-    runs: log.sorted(),
-    durations: {},
-  });
+  const blank = blankOracle(task, context.key, log);
   if ("error" in inputs) {
     const error = inputs.error.replace(/^Cannot prepare the test environment: /, "");
     return blank("infra-error", `Cannot prepare the test environment: ${error}`);
@@ -164,14 +154,10 @@ async function runnerOracleOf(
       context.env.open(bTree, signal),
       context.env.open(gTree, signal),
     ]);
-    const side = async (tree: string, name: "B" | "G", opened: RunnerTree) => {
-      const done: PytestRun[] = [];
-      for (let i = 0; i < project.config.tasks.reruns; i++) {
-        const record = log.on(name);
-        const run = await context.slots.use(() => {
-          if (signal?.aborted) throw new InterruptedError();
-          record.starting?.();
-          return opened.runner.run({
+    const side = (tree: string, name: "B" | "G", opened: RunnerTree) =>
+      runSide(context, log, name, project.config.tasks.reruns, async () =>
+        asPytestRun(
+          await opened.runner.run({
             sandbox: context.sandbox,
             env: opened.env,
             tree,
@@ -184,19 +170,11 @@ async function runnerOracleOf(
             // The maintainers' own code and tests: what passed before a hang stands.
             trustPartial: true,
             signal,
-          });
-        });
-        const converted = asPytestRun(run);
-        record(converted);
-        done.push(converted);
-      }
-      return mergeRepeats(done);
-    };
+          }),
+        ));
     const [b, g] = await Promise.all([side(bTree, "B", bSide), side(gTree, "G", gSide)]);
     const truth = groundTruth(b, g, { runner: gSide.runner.name });
-    const gTests = new Set(Object.keys(g.stable).concat(g.unstable));
-    const durations: Record<string, number> = {};
-    for (const [id, ms] of Object.entries(g.durations)) if (gTests.has(id)) durations[id] = ms;
+    const durations = durationsOnG(g);
     return {
       task: task.id,
       inputsKey: context.key,
@@ -212,10 +190,4 @@ async function runnerOracleOf(
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
     return blank("infra-error", `Infrastructure error: ${describeError(error)}`);
   }
-}
-
-async function existing(tree: string, paths: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const path of paths) if ((await statIfExists(join(tree, path)))?.isFile) found.push(path);
-  return found;
 }
