@@ -37,10 +37,8 @@ import {
   authorGroup,
   type AuthorModule,
   authorModules,
-  evidenceRole,
   type FileChange,
   type FileState,
-  inadequateClosure,
   installInPlace,
   lookupOutcome,
   rowIds,
@@ -54,11 +52,12 @@ import { defaultTestGlobs, type WorkingChange, workingChange } from "./change.ts
 import { ProcError } from "../proc.ts";
 import { checkRunnerEvidence } from "./runner.ts";
 import {
+  closeReport,
   type EvidenceCheck,
+  evidenceCheck,
   type EvidenceOptions,
   type EvidenceReport,
   type Settings,
-  standing,
   type Subject,
 } from "./types.ts";
 
@@ -252,22 +251,14 @@ async function replay(
 /** Phase 4: each test's standing on every side, and its role with a reference fix. */
 function checksOf(replays: Replays): EvidenceCheck[] {
   const { onBase, onChange, onReference } = replays;
-  return rowIds([...onBase, ...onChange, ...(onReference ?? [])]).map((id) => {
-    const b = onBase.map((o) => lookupOutcome(o, id));
-    const s = onChange.map((o) => lookupOutcome(o, id));
-    const g = onReference?.map((o) => lookupOutcome(o, id)) ?? null;
-    return {
-      test: id,
-      base: b,
-      change: s,
-      reference: g,
-      onBase: standing(b),
-      onChange: standing(s),
-      onReference: g ? standing(g) : null,
-      discriminating: standing(b) === "fails",
-      role: g ? evidenceRole({ B: b, G: g }) : null,
-    };
-  });
+  return rowIds([...onBase, ...onChange, ...(onReference ?? [])]).map((id) =>
+    evidenceCheck(
+      id,
+      onBase.map((o) => lookupOutcome(o, id)),
+      onChange.map((o) => lookupOutcome(o, id)),
+      onReference?.map((o) => lookupOutcome(o, id)) ?? null,
+    )
+  );
 }
 
 /** Run the check on a working tree. Throws a {@linkcode BugboutError} when it cannot. */
@@ -321,13 +312,7 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
       options,
     );
     report.tests = checksOf(replays);
-    report.discriminating = report.tests.filter((t) => t.discriminating).length;
-    report.inadequateClosure = sourceFiles.length > 0
-      ? inadequateClosure({
-        patch: true,
-        tests: report.tests.map((t) => ({ B: t.base, S: t.change })),
-      })
-      : null;
+    closeReport(report, sourceFiles.length > 0);
     return report;
   } finally {
     await removeIfExists(scratch);

@@ -31,10 +31,8 @@ import {
   authorEntries,
   authorOutcomes,
   countOutcomes,
-  evidenceRole,
   type FileState,
   fillRows,
-  inadequateClosure,
   installInPlace,
   type RunnerAuthor,
   type RunnerAuthorFile,
@@ -42,10 +40,10 @@ import {
 } from "../testbed/mod.ts";
 import { matchesGlobs, type WorkingChange, workingChange } from "./change.ts";
 import {
-  type EvidenceCheck,
+  closeReport,
+  evidenceCheck,
   type EvidenceOptions,
   type EvidenceReport,
-  standing,
   type Subject,
 } from "./types.ts";
 
@@ -250,29 +248,15 @@ export async function checkRunnerEvidence(
     const statically = author.tests.flatMap((f) => f.unreadable ? [f.beside] : f.ids);
     const all = [...onBase, ...(onChange[0] === onBase[0] ? [] : onChange), ...onReference ?? []];
     const rows = fillRows(all, runner, statically);
-    report.tests = rows.map((id): EvidenceCheck => {
-      const b = onBase.map((o) => o.get(id)!);
-      const s = onChange.map((o) => o.get(id)!);
-      const g = onReference?.map((o) => o.get(id)!) ?? null;
-      return {
-        test: id,
-        base: b,
-        change: s,
-        reference: g,
-        onBase: standing(b),
-        onChange: standing(s),
-        onReference: g ? standing(g) : null,
-        discriminating: standing(b) === "fails",
-        role: g ? evidenceRole({ B: b, G: g }) : null,
-      };
-    });
-    report.discriminating = report.tests.filter((t) => t.discriminating).length;
-    report.inadequateClosure = sourceFiles.length > 0
-      ? inadequateClosure({
-        patch: true,
-        tests: report.tests.map((t) => ({ B: t.base, S: t.change })),
-      })
-      : null;
+    report.tests = rows.map((id) =>
+      evidenceCheck(
+        id,
+        onBase.map((o) => o.get(id)!),
+        onChange.map((o) => o.get(id)!),
+        onReference?.map((o) => o.get(id)!) ?? null,
+      )
+    );
+    closeReport(report, sourceFiles.length > 0);
     return report;
   } finally {
     await removeIfExists(scratch);

@@ -9,7 +9,7 @@ import type { Config } from "../config.ts";
 import type { TestEnv } from "../python/mod.ts";
 import type { Language, Outcome, RunSummary } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { type EvidenceRole, replayClass } from "../testbed/mod.ts";
+import { type EvidenceRole, evidenceRole, inadequateClosure, replayClass } from "../testbed/mod.ts";
 
 /** Where a test stands on one side: every run failed, every run passed, they disagree, or none. */
 export type Standing = "fails" | "passes" | "unstable" | "none";
@@ -18,6 +18,37 @@ export type Standing = "fails" | "passes" | "unstable" | "none";
 export function standing(outcomes: readonly Outcome[]): Standing {
   const c = replayClass(outcomes);
   return c === "fail" ? "fails" : c === "pass" ? "passes" : c;
+}
+
+/** One test's check from its outcomes on the base, the change and the reference (if any). */
+export function evidenceCheck(
+  test: string,
+  base: Outcome[],
+  change: Outcome[],
+  reference: Outcome[] | null,
+): EvidenceCheck {
+  return {
+    test,
+    base,
+    change,
+    reference,
+    onBase: standing(base),
+    onChange: standing(change),
+    onReference: reference ? standing(reference) : null,
+    discriminating: standing(base) === "fails",
+    role: reference ? evidenceRole({ B: base, G: reference }) : null,
+  };
+}
+
+/** Fill a report's counts from its checks: discriminating tests, and closure when source changed. */
+export function closeReport(report: EvidenceReport, sourceChanged: boolean): void {
+  report.discriminating = report.tests.filter((t) => t.discriminating).length;
+  report.inadequateClosure = sourceChanged
+    ? inadequateClosure({
+      patch: true,
+      tests: report.tests.map((t) => ({ B: t.base, S: t.change })),
+    })
+    : null;
 }
 
 /** Options for {@linkcode checkEvidence}. */
