@@ -24,161 +24,17 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
-import { parseConfig } from "../../lib/config.ts";
 import { examineAll, examineRunnerAll, readMatrix } from "../../lib/examine/mod.ts";
 import { judgeAll } from "../../lib/judge/mod.ts";
-import { Project } from "../../lib/project.ts";
-import { saveAttempt } from "../../lib/race/attempts.ts";
-import {
-  type Attempt,
-  type Matrix,
-  type Outcome,
-  RESULTS_VERSION,
-  type Task,
-} from "../../lib/records.ts";
-import { openRunner, type TestRunner } from "../../lib/runner/mod.ts";
-import {
-  authorTags,
-  capturePatch,
-  installRunnerAuthor,
-  readRunnerAuthor,
-  takeSnapshot,
-  TreeRunners,
-} from "../../lib/testbed/mod.ts";
+import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";
+import { openRunner } from "../../lib/runner/mod.ts";
+import { authorTags, installRunnerAuthor, readRunnerAuthor } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";
 import { goTestCache } from "../go/_shared.ts";
 import { LOCKS, nodeTestCache } from "../node/_shared.ts";
 import { sandbox, tempDir } from "../python/_shared.ts";
-
-/** One scripted attempt: files written (or replaced in) on a checkout of B. */
-interface Script {
-  agent: string;
-  role: "contestant" | "examiner";
-  edits: Record<string, string | [string, string]>;
-}
-
-function agentTables(scripts: readonly Script[]): string {
-  return scripts.map((s) =>
-    [
-      `[[${s.role === "contestant" ? "contestants" : "examiners"}]]`,
-      'agent = "command"',
-      `name = "${s.agent}"`,
-      'vendor = "local"',
-      'command = ["true"]',
-    ].join("\n")
-  ).join("\n\n");
-}
-
-interface Bout {
-  project: Project;
-  task: Task;
-  runners: TreeRunners;
-}
-
-/** A project of `language` on `repo` with `scripts` as its agents, its task scorable. */
-async function makeBout(
-  root: string,
-  repo: string,
-  language: "go" | "node",
-  task: Task,
-  scripts: readonly Script[],
-  runnerHome: string,
-): Promise<Bout> {
-  const toml = `[project]
-language = "${language}"
-repository = ${JSON.stringify(repo)}
-
-[tasks]
-reruns = 2
-
-[run]
-sandbox = "bubblewrap"
-jobs = 2
-test-timeout = 300
-test-memory = 4096
-
-${agentTables(scripts)}
-`;
-  await Deno.writeTextFile(join(root, "bugbout.toml"), toml);
-  const config = await parseConfig(toml, join(root, "bugbout.toml"));
-  const project = new Project(config, repo, join(root, "home"));
-  // Environments are kept across test runs: a project whose home is the persistent test cache.
-  const runners = new TreeRunners(new Project(config, repo, runnerHome));
-  await project.results.ensure();
-  // Only scorable tasks are examined; ground truth is another stage's (a record by hand).
-  await project.results.write("oracles.json", {
-    version: RESULTS_VERSION,
-    kind: "oracles",
-    oracles: {
-      [task.id]: {
-        task: task.id,
-        inputsKey: "by-hand",
-        status: "scorable",
-        failToPass: task.newTests,
-        passToPass: [],
-        unstable: [],
-        runs: [],
-        durations: {},
-      },
-    },
-  });
-  return { project, task, runners };
-}
-
-/** Perform `script` on a checkout of B, capture it with the race's code and save the attempt. */
-async function saveScripted(bout: Bout, runner: TestRunner, script: Script, scratch: string) {
-  const { project, task } = bout;
-  const dir = join(scratch, script.agent);
-  const work = await checkout(project.repository, task.parent, join(dir, "work"), {
-    home: project.home,
-  });
-  const snapshot = await takeSnapshot(work, join(dir, "snapshot.git"));
-  for (const [path, edit] of Object.entries(script.edits)) {
-    const full = join(work, path);
-    if (typeof edit === "string") {
-      await Deno.mkdir(join(full, ".."), { recursive: true });
-      await Deno.writeTextFile(full, edit);
-    } else {
-      const text = await Deno.readTextFile(full);
-      if (!text.includes(edit[0])) throw new Error(`script: no ${JSON.stringify(edit[0])}`);
-      await Deno.writeTextFile(full, text.replace(edit[0], edit[1]));
-    }
-  }
-  const patch = await capturePatch(snapshot, {
-    packageDir: ".",
-    testsDir: project.config.project.tests,
-    runner,
-  });
-  const contestant = script.role === "contestant";
-  const files = contestant
-    ? patch.files
-    : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
-  const attempt: Attempt = {
-    version: 1,
-    kind: "attempt",
-    task: task.id,
-    agent: script.agent,
-    role: script.role,
-    type: "command",
-    vendor: "local",
-    inputsKey: `scripted-${script.agent}`,
-    status: files.length > 0 ? "patch" : "no-change",
-    startedAt: "2025-01-01T00:00:00.000Z",
-    durationMs: 1000,
-    exitCode: 0,
-    logTail: "",
-    sandbox: "bubblewrap",
-    files,
-  };
-  await saveAttempt(project.results, attempt, {
-    source: contestant ? patch.sourcePatch : "",
-    tests: patch.testPatch,
-    full: contestant ? patch.fullPatch : patch.testPatch,
-  });
-  await Deno.remove(dir, { recursive: true });
-  return attempt;
-}
+import { type Bout, makeScriptedBout, saveScripted, type Script } from "../testbed/_scripted.ts";
 
 const LETTERS: Record<Outcome, string> = {
   passed: "P",
@@ -377,13 +233,16 @@ Deno.test("Go: every author's tests on B and every candidate, each in a tree of 
     statement: "Quantity panics on an empty string",
     statementSource: "issue",
   };
-  const bout = await makeBout(
+  const bout = await makeScriptedBout(
     tmp.path,
     shelf.dir,
     "go",
     task,
     GO_SCRIPTS,
-    join(goTestCache(), "examine-home"),
+    {
+      truth: { failToPass: task.newTests, passToPass: [] },
+      runnerHome: join(goTestCache(), "examine-home"),
+    },
   );
   const runner = await openRunner("go", shelf.dir);
   for (const s of GO_SCRIPTS) await saveScripted(bout, runner, s, join(tmp.path, "scripts"));
@@ -558,13 +417,16 @@ Deno.test("TypeScript: every author's tests on B and every candidate, each in a 
     statement: "roundCents(-2.5) is -2",
     statementSource: "issue",
   };
-  const bout = await makeBout(
+  const bout = await makeScriptedBout(
     tmp.path,
     tally.dir,
     "node",
     task,
     TS_SCRIPTS,
-    nodeTestCache("examine-home"),
+    {
+      truth: { failToPass: task.newTests, passToPass: [] },
+      runnerHome: nodeTestCache("examine-home"),
+    },
   );
   const scratchTree = await checkout(tally.dir, fix.b, join(tmp.path, "b"), {
     home: bout.project.home,

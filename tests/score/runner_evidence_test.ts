@@ -21,41 +21,21 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
-import { parseConfig } from "../../lib/config.ts";
 import { examineRunnerAll } from "../../lib/examine/mod.ts";
 import { VERDICTS_FILE } from "../../lib/judge/mod.ts";
-import { ORACLES_FILE } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
-import { saveAttempt } from "../../lib/race/attempts.ts";
-import type { Attempt, Matrix, Outcome, Resolution, Task } from "../../lib/records.ts";
-import { openRunner, type TestRunner } from "../../lib/runner/mod.ts";
+import type { Matrix, Outcome, Resolution, Task } from "../../lib/records.ts";
+import { openRunner } from "../../lib/runner/mod.ts";
 import { goldRows, runnerOutcome, scoreAll } from "../../lib/score/mod.ts";
-import {
-  capturePatch,
-  takeSnapshot,
-  type TaskProgress,
-  TreeRunners,
-} from "../../lib/testbed/mod.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";
 import { goTestCache } from "../go/_shared.ts";
 import { LOCKS, nodeTestCache } from "../node/_shared.ts";
 import { sandbox, tempDir } from "../python/_shared.ts";
+import { type Bout, makeScriptedBout, saveScripted, type Script } from "../testbed/_scripted.ts";
 
-/** One scripted attempt: files written (or replaced in) on a checkout of B. */
-interface Script {
-  agent: string;
-  role: "contestant" | "examiner";
-  edits: Record<string, string | [string, string]>;
-}
-
-interface Bout {
-  project: Project;
-  task: Task;
-  runners: TreeRunners;
-}
-
-/** A project on `repo` with `scripts` as its agents, the task's ground truth and a verdict. */
+/** A scripted bout whose task's ground truth is `truth` and whose judge picked `fixer`. */
 async function makeBout(
   root: string,
   repo: string,
@@ -65,56 +45,13 @@ async function makeBout(
   truth: { failToPass: string[]; passToPass: string[] },
   runnerHome: string,
 ): Promise<Bout> {
-  const agents = scripts.map((s) =>
-    [
-      `[[${s.role === "contestant" ? "contestants" : "examiners"}]]`,
-      'agent = "command"',
-      `name = "${s.agent}"`,
-      'vendor = "local"',
-      'command = ["true"]',
-    ].join("\n")
-  ).join("\n\n");
-  const toml = `[project]
-language = "${language}"
-repository = ${JSON.stringify(repo)}
-
-[tasks]
-reruns = 2
-
-[judge]
-run-suite = false
-
-[run]
-sandbox = "bubblewrap"
-jobs = 2
-test-timeout = 300
-test-memory = 4096
-
-${agents}
-`;
-  await Deno.writeTextFile(join(root, "bugbout.toml"), toml);
-  const config = await parseConfig(toml, join(root, "bugbout.toml"));
-  const project = new Project(config, repo, join(root, "home"));
-  // Environments are kept across test runs: runners whose home is the persistent test cache.
-  const runners = new TreeRunners(new Project(config, repo, runnerHome));
-  await project.results.ensure();
-  await project.results.write(ORACLES_FILE, {
-    version: 1,
-    kind: "oracles",
-    oracles: {
-      [task.id]: {
-        task: task.id,
-        inputsKey: "by-hand",
-        status: "scorable",
-        ...truth,
-        unstable: [],
-        runs: [],
-        durations: {},
-      },
-    },
+  const bout = await makeScriptedBout(root, repo, language, task, scripts, {
+    truth: { failToPass: truth.failToPass, passToPass: truth.passToPass },
+    runnerHome,
+    judge: "run-suite = false",
   });
-  await writeVerdict(project, task, "fixer");
-  return { project, task, runners };
+  await writeVerdict(bout.project, task, "fixer");
+  return bout;
 }
 
 async function writeVerdict(project: Project, task: Task, pick: string) {
@@ -124,59 +61,6 @@ async function writeVerdict(project: Project, task: Task, pick: string) {
     policy: "scripted",
     verdicts: { [task.id]: { task: task.id, policy: "scripted", pick, reason: "", patches: {} } },
   });
-}
-
-/** Perform `script` on a checkout of B, capture it with the race's code and save the attempt. */
-async function saveScripted(bout: Bout, runner: TestRunner, script: Script, scratch: string) {
-  const { project, task } = bout;
-  const dir = join(scratch, script.agent);
-  const work = await checkout(project.repository, task.parent, join(dir, "work"), {
-    home: project.home,
-  });
-  const snapshot = await takeSnapshot(work, join(dir, "snapshot.git"));
-  for (const [path, edit] of Object.entries(script.edits)) {
-    const full = join(work, path);
-    if (typeof edit === "string") {
-      await Deno.mkdir(join(full, ".."), { recursive: true });
-      await Deno.writeTextFile(full, edit);
-    } else {
-      const text = await Deno.readTextFile(full);
-      if (!text.includes(edit[0])) throw new Error(`script: no ${JSON.stringify(edit[0])}`);
-      await Deno.writeTextFile(full, text.replace(edit[0], edit[1]));
-    }
-  }
-  const patch = await capturePatch(snapshot, {
-    packageDir: ".",
-    testsDir: project.config.project.tests,
-    runner,
-  });
-  const contestant = script.role === "contestant";
-  const files = contestant
-    ? patch.files
-    : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
-  const attempt: Attempt = {
-    version: 1,
-    kind: "attempt",
-    task: task.id,
-    agent: script.agent,
-    role: script.role,
-    type: "command",
-    vendor: "local",
-    inputsKey: `scripted-${script.agent}`,
-    status: files.length > 0 ? "patch" : "no-change",
-    startedAt: "2025-01-01T00:00:00.000Z",
-    durationMs: 1000,
-    exitCode: 0,
-    logTail: "",
-    sandbox: "bubblewrap",
-    files,
-  };
-  await saveAttempt(project.results, attempt, {
-    source: contestant ? patch.sourcePatch : "",
-    tests: patch.testPatch,
-    full: contestant ? patch.fullPatch : patch.testPatch,
-  });
-  await Deno.remove(dir, { recursive: true });
 }
 
 /** Examine the task (the matrix evidence reads B and S from), then score it. */
