@@ -124,8 +124,8 @@ export {
   type RunStatus,
   type RunSummary,
 } from "./lib/records.ts";
-export type { TestEnv } from "./lib/python/mod.ts";
-export type { TestPython } from "./lib/python/mod.ts";
+export type { TestEnv } from "./lib/lang/python/mod.ts";
+export type { TestPython } from "./lib/lang/python/mod.ts";
 export type { ValidationIssue, Validator } from "./lib/validator.ts";
 
 import { runCli } from "./lib/cli/main.ts";

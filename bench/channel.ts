@@ -23,8 +23,8 @@
 
 import { createHmac } from "node:crypto";
 import { parseArgs } from "node:util";
-import { readChannel } from "../lib/python/channel.ts";
-import { classifyRun } from "../lib/python/classify.ts";
+import { readChannel } from "../lib/lang/python/channel.ts";
+import { classifyRun } from "../lib/lang/python/classify.ts";
 import { describeTimes, median, printRatio, timed } from "./_measure.ts";
 
 const { values } = parseArgs({

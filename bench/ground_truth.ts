@@ -27,8 +27,8 @@
 
 import { parseArgs } from "node:util";
 import { failsOnB, groundTruth } from "../lib/oracle/ground_truth.ts";
-import type { PytestRun } from "../lib/python/classify.ts";
-import { mergeRepeats } from "../lib/python/repeats.ts";
+import type { PytestRun } from "../lib/lang/python/classify.ts";
+import { mergeRepeats } from "../lib/lang/python/repeats.ts";
 import type { Outcome } from "../lib/records.ts";
 import { describeTimes, median, printRatio, timed } from "./_measure.ts";
 

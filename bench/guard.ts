@@ -22,7 +22,7 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { pytestFlags, runPytest } from "../lib/python/pytest.ts";
+import { pytestFlags, runPytest } from "../lib/lang/python/pytest.ts";
 import { openSandbox } from "../lib/sandbox/mod.ts";
 import { sharedEnv } from "../tests/python/_project.ts";
 import { writeFiles } from "../tests/python/_shared.ts";

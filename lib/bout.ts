@@ -22,7 +22,7 @@ import { judgeAll, readVerdicts } from "./judge/mod.ts";
 import { mineAll, readTasks, TASKS_FILE } from "./mine/mod.ts";
 import { oracleAll, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
-import { type TestEnv, testEnvFor } from "./python/mod.ts";
+import { type TestEnv, testEnvFor } from "./lang/python/mod.ts";
 import {
   loadTaskAttempts,
   raceAll,

@@ -24,12 +24,12 @@ import {
 } from "./git.ts";
 import { bugboutHome } from "./home.ts";
 import { githubAccess, runnerAtHead } from "./mine/mod.ts";
-import { compareGoVersions, findGo, parseGoMod } from "./go/mod.ts";
-import { findNode, NodeRunner } from "./node/mod.ts";
-import type { Language } from "./runner/mod.ts";
+import { compareGoVersions, findGo, parseGoMod } from "./lang/go/mod.ts";
+import { findNode, NodeRunner } from "./lang/node/mod.ts";
+import type { Language } from "./lang/mod.ts";
 import { checkSourceAtHead, clonePath, isCloned, Project } from "./project.ts";
 import { run, which } from "./proc.ts";
-import { checkTestDependencies, resolvePython, uvVersion } from "./python/mod.ts";
+import { checkTestDependencies, resolvePython, uvVersion } from "./lang/python/mod.ts";
 import { findProjectClones, probeSandbox, runsAsRoot, toolchainMounts } from "./sandbox/mod.ts";
 
 /** The result of one check. */

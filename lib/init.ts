@@ -9,7 +9,7 @@ import { BugboutError } from "./errors.ts";
 import { checkRepository, RepositoryError } from "./git.ts";
 import { detectLayout, type Layout } from "./layout.ts";
 import { which } from "./proc.ts";
-import { type Detected, detectOtherLanguages, type Language } from "./runner/mod.ts";
+import { type Detected, detectOtherLanguages, type Language } from "./lang/mod.ts";
 
 /** Agent CLIs `init` looks for, and the `[[contestants]]` entry each one gets. */
 export const KNOWN_CLIS: { executable: string; agent: string; note?: string }[] = [

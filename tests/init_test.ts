@@ -128,8 +128,8 @@ Deno.test("init fills test-dependencies from what the project declares", async (
 });
 
 Deno.test("doctor's check of test-dependencies says when uv cannot install them", async () => {
-  const { checkTestDependencies } = await import("../lib/python/mod.ts");
-  const { resolvePython } = await import("../lib/python/mod.ts");
+  const { checkTestDependencies } = await import("../lib/lang/python/mod.ts");
+  const { resolvePython } = await import("../lib/lang/python/mod.ts");
   await using dir = await tempDir();
   const python = await resolvePython(dir.path, {});
   const bad = await checkTestDependencies(python.path, ["pytest>>=1"]);

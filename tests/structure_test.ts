@@ -21,7 +21,7 @@ const FLOORS: [string, RegExp][] = [
     "programs",
     /^(lib\/(proc|self|git|checkout|config|config_explain|layout|project)\.ts|lib\/sandbox\/|adapters\/)/,
   ],
-  ["python", /^lib\/(python|runner|go|node)\//],
+  ["lang", /^lib\/lang\//],
   ["testbed", /^lib\/testbed\//],
   ["stages", /^(lib\/(mine|oracle|race|shard|examine|judge|score|evidence|report)\/|judge\/)/],
   ["pipeline", /^lib\/(bout|init|doctor)\.ts$|^lib\/demo\//],
@@ -30,10 +30,9 @@ const FLOORS: [string, RegExp][] = [
 
 /** Folders whose files the rest of the tree reaches only through their `mod.ts`. */
 const FRONT_DOORS = [
-  "lib/python",
-  "lib/go",
-  "lib/node",
-  "lib/runner",
+  "lib/lang/python",
+  "lib/lang/go",
+  "lib/lang/node",
   "lib/testbed",
   "lib/mine",
   "lib/oracle",
@@ -74,7 +73,7 @@ function floorOf(file: string): number {
 }
 
 /** Besides each folder's `mod.ts`: the report's types (`main.ts` exports them as they are) and the runner interface (each runner implements it). */
-const ALSO_DOORS = ["lib/report/types.ts", "lib/runner/types.ts"];
+const ALSO_DOORS = ["lib/report/types.ts"];
 
 function doorOf(file: string): string | undefined {
   return FRONT_DOORS.find((dir) => file.startsWith(`${dir}/`));

@@ -28,9 +28,9 @@ import { removeIfExists, statIfExists } from "../fs.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
 import { detectLayout, pythonPathFor } from "../layout.ts";
-import { ensureTestEnv, type TestEnv } from "../python/mod.ts";
+import { ensureTestEnv, type TestEnv } from "../lang/python/mod.ts";
 import type { Outcome } from "../records.ts";
-import { detectOtherLanguages } from "../runner/mod.ts";
+import { detectOtherLanguages } from "../lang/mod.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {

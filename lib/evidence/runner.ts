@@ -24,7 +24,7 @@ import { cachedTree, checkout, copyTree, removeTree } from "../checkout.ts";
 import { BugboutError, InterruptedError } from "../errors.ts";
 import { removeIfExists } from "../fs.ts";
 import type { Language, Outcome, RunSummary } from "../records.ts";
-import { openRunner, type RunnerEnv, type TestRunner } from "../runner/mod.ts";
+import { openRunner, type RunnerEnv, type TestRunner } from "../lang/mod.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {

@@ -6,7 +6,7 @@
  */
 
 import type { Config } from "../config.ts";
-import type { TestEnv } from "../python/mod.ts";
+import type { TestEnv } from "../lang/python/mod.ts";
 import type { Language, Outcome, RunSummary } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { type EvidenceRole, evidenceRole, inadequateClosure, replayClass } from "../testbed/mod.ts";

@@ -17,7 +17,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/mod.ts";
+import type { TestEnv } from "../lang/python/mod.ts";
 import { readAttempts } from "../race/mod.ts";
 import {
   type BoutAttempt,

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { cachedTree, listFiles } from "../checkout.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { type GuardEvent, isTestModule, type TestEnv } from "../python/mod.ts";
+import { type GuardEvent, isTestModule, type TestEnv } from "../lang/python/mod.ts";
 import { type BoutAttempt, type Matrix, REPOSITORY, type Task } from "../records.ts";
 import {
   type AuthorTests,

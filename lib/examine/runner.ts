@@ -40,7 +40,7 @@ import {
   type RunSummary,
   type Task,
 } from "../records.ts";
-import type { RunnerEnv, TestRunner } from "../runner/mod.ts";
+import type { RunnerEnv, TestRunner } from "../lang/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   authorEntries,

@@ -11,7 +11,7 @@
 
 import { gitLineBatches } from "../git.ts";
 import { unquotePath } from "./history.ts";
-import { isTestModule, type PytestRules } from "../python/mod.ts";
+import { isTestModule, type PytestRules } from "../lang/python/mod.ts";
 import { BlobReader } from "./blobs.ts";
 import { type Change, LOG_FORMAT, LogParser, type PathChange } from "./history.ts";
 import {

@@ -11,7 +11,7 @@
 import { type Change, type PathChange, pickFiles } from "./history.ts";
 import { pythonPathFor } from "../layout.ts";
 import { inPackage } from "./package.ts";
-import { inTestpaths, isTestModule, type PytestRules } from "../python/mod.ts";
+import { inTestpaths, isTestModule, type PytestRules } from "../lang/python/mod.ts";
 import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
 import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";

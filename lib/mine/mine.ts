@@ -14,7 +14,7 @@ import { checkRepository, defaultBranch, firstParentCount, revParse } from "../g
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import { type Exclusion, RESULTS_VERSION, type TasksFile, tasksFileSchema } from "../records.ts";
-import type { PytestRules } from "../python/mod.ts";
+import type { PytestRules } from "../lang/python/mod.ts";
 import { accessNote, clientFor, githubSetup } from "./access.ts";
 import { TestReader } from "./added_tests.ts";
 import { BlobReader } from "./blobs.ts";

@@ -20,4 +20,4 @@ export {
   type TestChanges,
   testFunctions,
   type TestOutline,
-} from "../python/mod.ts";
+} from "../lang/python/mod.ts";

@@ -15,8 +15,8 @@
 import { join } from "node:path";
 import { defaultBranch, git, revParse } from "../git.ts";
 import type { Language } from "../records.ts";
-import { DEFAULT_RULES } from "../python/mod.ts";
-import { openRunner, type TestRunner } from "../runner/mod.ts";
+import { DEFAULT_RULES } from "../lang/python/mod.ts";
+import { openRunner, type TestRunner } from "../lang/mod.ts";
 import type { AddedTests } from "./added_tests.ts";
 import { BlobReader } from "./blobs.ts";
 import type { Candidate, Classified, ClassifyContext, Screened } from "./classify.ts";

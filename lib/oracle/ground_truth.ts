@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { PytestRun, RepeatedRuns } from "../python/mod.ts";
+import type { PytestRun, RepeatedRuns } from "../lang/python/mod.ts";
 import type { Outcome } from "../records.ts";
 import { countOutcomes } from "../testbed/mod.ts";
 import { plural } from "../words.ts";

@@ -21,7 +21,7 @@ import { describeError, InterruptedError } from "../errors.ts";
 import { readTextIfExists, statIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { type RepeatedRuns, runPytest, type TestEnv } from "../python/mod.ts";
+import { type RepeatedRuns, runPytest, type TestEnv } from "../lang/python/mod.ts";
 import {
   type Oracle,
   type OraclesFile,

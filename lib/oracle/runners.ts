@@ -20,9 +20,9 @@ import { cachedTree, checkout, installFiles } from "../checkout.ts";
 import { BugboutError, describeError, InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import type { InfraCause, PytestRun } from "../python/mod.ts";
+import type { InfraCause, PytestRun } from "../lang/python/mod.ts";
 import type { Oracle, OraclesFile, Task } from "../records.ts";
-import type { RunnerRun } from "../runner/mod.ts";
+import type { RunnerRun } from "../lang/mod.ts";
 import {
   hiddenTestFiles,
   RunLog,

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { statIfExists } from "../fs.ts";
-import { mergeRepeats, type PytestRun, type RepeatedRuns } from "../python/mod.ts";
+import { mergeRepeats, type PytestRun, type RepeatedRuns } from "../lang/python/mod.ts";
 import type { Oracle, Task } from "../records.ts";
 import type { RunLog, TaskContext } from "../testbed/mod.ts";
 

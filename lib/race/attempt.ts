@@ -13,7 +13,7 @@ import { git } from "../git.ts";
 import type { Project } from "../project.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { which } from "../proc.ts";
-import type { TestEnv } from "../python/mod.ts";
+import type { TestEnv } from "../lang/python/mod.ts";
 import {
   type Attempt,
   attemptName,

@@ -13,7 +13,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/mod.ts";
+import type { TestEnv } from "../lang/python/mod.ts";
 import { attemptName, type AttemptStatus, type BoutAttempt, type Task } from "../records.ts";
 import { NotInstalledError } from "../proc.ts";
 import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";

@@ -22,10 +22,10 @@
 import { join } from "node:path";
 import { copyTree } from "../checkout.ts";
 import { removeIfExists, statIfExists } from "../fs.ts";
-import { readNodeProject } from "../node/mod.ts";
+import { readNodeProject } from "../lang/node/mod.ts";
 import { which } from "../proc.ts";
 import type { Language } from "../records.ts";
-import type { TestRunner } from "../runner/mod.ts";
+import type { TestRunner } from "../lang/mod.ts";
 import { toolchainMounts } from "../sandbox/mod.ts";
 import type { TreeRunners } from "../testbed/mod.ts";
 

@@ -19,7 +19,7 @@
 
 import { parseToml, TomlError } from "../deps.ts";
 import { canonicalJson } from "../hash.ts";
-import { parseIni, PYTEST_HOOK, PYTEST_IMPORT } from "../python/mod.ts";
+import { parseIni, PYTEST_HOOK, PYTEST_IMPORT } from "../lang/python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import { type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
 import { changeVerb, gained, reviewedPaths } from "./review.ts";

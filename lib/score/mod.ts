@@ -28,7 +28,7 @@ import { readMatrix } from "../examine/mod.ts";
 import { readVerdicts } from "../judge/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../python/mod.ts";
+import type { TestEnv } from "../lang/python/mod.ts";
 import { readAttempts } from "../race/mod.ts";
 import { type Resolution, resolutionsFileSchema, RESULTS_VERSION, type Task } from "../records.ts";
 import {

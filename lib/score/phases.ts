@@ -20,7 +20,7 @@ import { describeError, InterruptedError } from "../errors.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import { describeEvent, type GuardEvent } from "../python/mod.ts";
+import { describeEvent, type GuardEvent } from "../lang/python/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   type BoutAttempt,

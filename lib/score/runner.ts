@@ -29,7 +29,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import type { Oracle, Resolution, RunSummary, Task } from "../records.ts";
-import type { RunnerEnv, RunnerRun, TestRunner } from "../runner/mod.ts";
+import type { RunnerEnv, RunnerRun, TestRunner } from "../lang/mod.ts";
 import {
   attemptsFingerprint,
   countOutcomes,

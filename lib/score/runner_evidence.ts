@@ -26,7 +26,7 @@ import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import type { BoutAttempt, Matrix, Outcome, Task } from "../records.ts";
-import type { RunnerRun, TestRunner } from "../runner/mod.ts";
+import type { RunnerRun, TestRunner } from "../lang/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   authorEntries,

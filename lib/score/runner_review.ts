@@ -20,7 +20,7 @@
  */
 
 import type { PatchFile } from "../records.ts";
-import type { PatchedText, TestRunner } from "../runner/mod.ts";
+import type { PatchedText, TestRunner } from "../lang/mod.ts";
 import { type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
 import type { PatchReview } from "./flags.ts";
 import { changeVerb, gained, reviewedPaths } from "./review.ts";

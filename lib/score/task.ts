@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { cachedTree, listFiles } from "../checkout.ts";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
-import type { PytestRun, TestEnv } from "../python/mod.ts";
+import type { PytestRun, TestEnv } from "../lang/python/mod.ts";
 import type { Oracle, Resolution, Task } from "../records.ts";
 import {
   attemptsFingerprint,

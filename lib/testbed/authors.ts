@@ -27,7 +27,7 @@ import {
   changedTests,
   isTestModule,
   type PytestRules,
-} from "../python/mod.ts";
+} from "../lang/python/mod.ts";
 import type { PatchFile } from "../records.ts";
 import { type FileChange, type FileState, patchedFiles, stateText } from "./patched.ts";
 

@@ -12,7 +12,7 @@
 
 import { join } from "node:path";
 import { REPOSITORY } from "../records.ts";
-import { targetFile, testOfNode } from "../python/mod.ts";
+import { targetFile, testOfNode } from "../lang/python/mod.ts";
 import { type AuthorModule, type AuthorTests, siblingDirs, siblingPath } from "./authors.ts";
 import { type FileState, writeState } from "./patched.ts";
 

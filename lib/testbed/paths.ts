@@ -6,9 +6,9 @@
  * @module
  */
 
-import { isPytestConfig } from "../python/mod.ts";
+import { isPytestConfig } from "../lang/python/mod.ts";
 import type { PatchFile } from "../records.ts";
-import type { TestRunner } from "../runner/mod.ts";
+import type { TestRunner } from "../lang/mod.ts";
 
 /** Where the package and the tests live, for classifying paths. */
 export interface PathRules {

@@ -25,7 +25,7 @@
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import { type BoutAttempt, nameOf, type Outcome, type PatchFile } from "../records.ts";
-import type { TestRunner } from "../runner/mod.ts";
+import type { TestRunner } from "../lang/mod.ts";
 import { type AuthorInput, testPartOf } from "./authors.ts";
 import { type FileState, patchedFiles, stateText, writeState } from "./patched.ts";
 import { attemptNames } from "./task.ts";

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { inputsKey } from "../hash.ts";
 import type { Project } from "../project.ts";
 import type { Language } from "../records.ts";
-import { openRunner, type RunnerEnv, type TestRunner } from "../runner/mod.ts";
+import { openRunner, type RunnerEnv, type TestRunner } from "../lang/mod.ts";
 
 /** Bumped when how runners run tests changes in a way that makes saved results stale. */
 export const RUNNERS_VERSION = 1;
@@ -38,7 +38,7 @@ export class TreeRunners {
   /** The runners of `project`, whose language must not be Python. */
   constructor(project: Project) {
     const language = project.config.project.language;
-    if (language === "python") throw new TypeError("Python's tests run through lib/python/");
+    if (language === "python") throw new TypeError("Python's tests run through lib/lang/python/");
     this.language = language;
     this.key = inputsKey(["runners", RUNNERS_VERSION, language]);
     this.#cache = join(project.home, "runners", language);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { PytestRun } from "../python/mod.ts";
+import type { PytestRun } from "../lang/python/mod.ts";
 import type { Outcome, RunSummary } from "../records.ts";
 
 /** Tests per outcome, for run summaries and reasons. */

@@ -20,7 +20,7 @@ import {
   type PytestRun,
   runPytest,
   type TestPython,
-} from "../python/mod.ts";
+} from "../lang/python/mod.ts";
 import type { Outcome, RunStatus } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import type { AuthorTests } from "./authors.ts";

@@ -18,7 +18,7 @@ import { removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import type { Project } from "../project.ts";
-import { HARNESS_KEY, type TestEnv, testEnvFor } from "../python/mod.ts";
+import { HARNESS_KEY, type TestEnv, testEnvFor } from "../lang/python/mod.ts";
 import type { RunSummary, Task } from "../records.ts";
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";

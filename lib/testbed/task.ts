@@ -9,7 +9,7 @@
  */
 
 import type { Project } from "../project.ts";
-import { type PytestRules, pytestRulesIn, type TestEnv } from "../python/mod.ts";
+import { type PytestRules, pytestRulesIn, type TestEnv } from "../lang/python/mod.ts";
 import { attemptName, type BoutAttempt, nameOf, type Task } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { authorDirs, type AuthorTests, readAuthorTests } from "./authors.ts";

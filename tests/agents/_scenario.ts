@@ -20,7 +20,7 @@ import { join } from "node:path";
 import type { Invocation, Session } from "../../adapters/agent.ts";
 import { checkout } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
 import { raceAll, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
 import type { Attempt } from "../../lib/records.ts";

@@ -20,7 +20,7 @@ function ours(): Promise<PackageFacts> {
 Deno.test("deno publish uploads every module main.ts reaches and bugbout's Python helpers", async () => {
   const here = await ours();
   deepEqual(packageProblems(here), []);
-  for (const helper of ["lib/python/_guard.ts", "lib/python/changed_tests.ts"]) {
+  for (const helper of ["lib/lang/python/_guard.ts", "lib/lang/python/changed_tests.ts"]) {
     ok(here.helpers.includes(helper), `${helper} is found as a Python helper`);
   }
   for (const file of ["main.ts", "deno.json", "README.md", "LICENSE", "lib/sandbox/bridge.ts"]) {
@@ -47,8 +47,8 @@ Deno.test("the package check fails on a planted graph: tests, a file outside, an
       `file://${ROOT}/scripts/compile.ts`,
       "https://example.invalid/planted.ts",
     ],
-    helpers: [...here.helpers, "lib/python/_plugin.py"],
-    assets: ["lib/python/_hook.py"],
+    helpers: [...here.helpers, "lib/lang/python/_plugin.py"],
+    assets: ["lib/lang/python/_hook.py"],
   };
   deepEqual(packageProblems(planted), [
     "main.ts reaches tests/fixtures/planted.ts: shipped code must not import tests or benches",
@@ -56,12 +56,12 @@ Deno.test("the package check fails on a planted graph: tests, a file outside, an
     "main.ts reaches scripts/compile.ts, which deno publish leaves out (deno.json publish)",
     "main.ts reaches https://example.invalid/planted.ts: a package imports only its own files " +
     "and npm:, node:, jsr:",
-    "lib/python/_plugin.py (written into environments) is not published",
-    "lib/python/_hook.py (read beside the code) is not published",
+    "lib/lang/python/_plugin.py (written into environments) is not published",
+    "lib/lang/python/_hook.py (read beside the code) is not published",
   ]);
   const unreachable = { ...here, modules: here.modules.filter((m) => !m.endsWith("_guard.ts")) };
   deepEqual(packageProblems(unreachable), [
-    "lib/python/_guard.ts (written into environments) is not reachable from main.ts",
+    "lib/lang/python/_guard.ts (written into environments) is not reachable from main.ts",
   ]);
 });
 

@@ -2,7 +2,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { checkEvidence, defaultTestGlobs, matchesGlobs } from "../../lib/evidence/mod.ts";
 import { git } from "../../lib/git.ts";
-import { ensureTestEnv } from "../../lib/python/env.ts";
+import { ensureTestEnv } from "../../lib/lang/python/env.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";
 import { runBugbout } from "../_helpers.ts";
 import { ENVS_DIR, sandbox, tempDir } from "../python/_shared.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { changeTests, checkEvidence, workingChange } from "../../lib/evidence/mod.ts";
 import { cachedTree } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
-import { openRunner } from "../../lib/runner/mod.ts";
+import { openRunner } from "../../lib/lang/mod.ts";
 import { runBugbout } from "../_helpers.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { Project } from "../../lib/project.ts";
-import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/lang/python/env.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";

@@ -27,7 +27,7 @@ import { checkout } from "../../lib/checkout.ts";
 import { examineAll, examineRunnerAll, readMatrix } from "../../lib/examine/mod.ts";
 import { judgeAll } from "../../lib/judge/mod.ts";
 import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";
-import { openRunner } from "../../lib/runner/mod.ts";
+import { openRunner } from "../../lib/lang/mod.ts";
 import { authorTags, installRunnerAuthor, readRunnerAuthor } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";

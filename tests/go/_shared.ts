@@ -7,8 +7,8 @@
  */
 
 import { join } from "node:path";
-import { goRunner } from "../../lib/go/mod.ts";
-import type { RunnerEnv, RunnerRun, RunnerRunOptions } from "../../lib/runner/types.ts";
+import { goRunner } from "../../lib/lang/go/mod.ts";
+import type { RunnerEnv, RunnerRun, RunnerRunOptions } from "../../lib/lang/types.ts";
 import { GO_MOD } from "../fixtures/go_project.ts";
 import { sandbox, tempDir, writeFiles } from "../python/_shared.ts";
 

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { BugboutError } from "../../lib/errors.ts";
-import { compareGoVersions, detectGo, findGo, parseGoMod } from "../../lib/go/mod.ts";
+import { compareGoVersions, detectGo, findGo, parseGoMod } from "../../lib/lang/go/mod.ts";
 import { GO_MOD } from "../fixtures/go_project.ts";
 import { fixtureEnv, runner, runTree, tempDir, writeFiles, writeModule } from "./_shared.ts";
 

@@ -5,7 +5,7 @@
  */
 
 import { deepEqual, equal, ok } from "node:assert/strict";
-import type { RunnerRun } from "../../lib/runner/types.ts";
+import type { RunnerRun } from "../../lib/lang/types.ts";
 import { runTree, tempDir, writeModule } from "./_shared.ts";
 
 /** A package whose `Check` is the attack and whose one test wants `Check()` to be true. */

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { type BinaryEnd, judgeBinary, MARKER, readOutput } from "../../lib/go/mod.ts";
+import { type BinaryEnd, judgeBinary, MARKER, readOutput } from "../../lib/lang/go/mod.ts";
 
 /** Output as a Go 1.26 test binary writes it in `-test.v=test2json` mode (`|` is the marker). */
 const framed = (text: string) => text.replaceAll("|", MARKER);

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { besideId, besidePath, besideSource, fromBesideId } from "../../lib/go/mod.ts";
+import { besideId, besidePath, besideSource, fromBesideId } from "../../lib/lang/go/mod.ts";
 import { buildGoProject, checkoutTree, type GoProject } from "../fixtures/go_project.ts";
 import { runTree, tempDir, writeModule } from "./_shared.ts";
 

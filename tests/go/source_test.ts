@@ -14,7 +14,7 @@ import {
   patchFlags,
   rewriteSubtestName,
   runPattern,
-} from "../../lib/go/mod.ts";
+} from "../../lib/lang/go/mod.ts";
 import { SOURCES } from "../fixtures/go_project.ts";
 import { runTree, tempDir, writeModule } from "./_shared.ts";
 

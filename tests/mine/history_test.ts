@@ -6,7 +6,7 @@ import {
   parseNameStatus,
   unquotePath,
 } from "../../lib/mine/history.ts";
-import { DEFAULT_RULES } from "../../lib/python/pytest_rules.ts";
+import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {

@@ -3,7 +3,7 @@ import { sortFiles } from "../../lib/mine/classify.ts";
 import type { PathChange } from "../../lib/mine/history.ts";
 import { pythonPathFor } from "../../lib/layout.ts";
 import { inPackage, packageBefore, PackageTracker } from "../../lib/mine/package.ts";
-import { DEFAULT_RULES } from "../../lib/python/pytest_rules.ts";
+import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 
 const R = (oldPath: string, path: string): PathChange => ({ status: "R", oldPath, path });
 const A = (path: string): PathChange => ({ status: "A", path });

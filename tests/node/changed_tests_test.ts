@@ -1,5 +1,5 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { nodeChangedTests } from "../../lib/node/mod.ts";
+import { nodeChangedTests } from "../../lib/lang/node/mod.ts";
 
 const FILE = "src/money.test.ts";
 

@@ -7,9 +7,9 @@ import {
   packageJsonTestChanges,
   readNodeProject,
   runnerOfScript,
-} from "../../lib/node/mod.ts";
-import { readRunnerConfig } from "../../lib/node/detect.ts";
-import { installArgs } from "../../lib/node/install.ts";
+} from "../../lib/lang/node/mod.ts";
+import { readRunnerConfig } from "../../lib/lang/node/detect.ts";
+import { installArgs } from "../../lib/lang/node/install.ts";
 import { tempDir, writeFiles } from "./_shared.ts";
 
 async function project(files: Record<string, string>) {

@@ -1,8 +1,8 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { git } from "../../lib/git.ts";
-import { type NodeRunner, openNodeRunner } from "../../lib/node/mod.ts";
-import type { RunnerEnv, RunnerRunOptions } from "../../lib/runner/types.ts";
+import { type NodeRunner, openNodeRunner } from "../../lib/lang/node/mod.ts";
+import type { RunnerEnv, RunnerRunOptions } from "../../lib/lang/types.ts";
 import {
   buildPlainProject,
   buildTallyProject,

@@ -8,7 +8,7 @@
  */
 
 import { oracleAll } from "../../lib/oracle/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Task } from "../../lib/records.ts";
 import { makeProject } from "./_fixture.ts";

@@ -7,7 +7,7 @@
 
 import { deepEqual, ok } from "node:assert/strict";
 import { oracleAll } from "../../lib/oracle/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { gapToml, hiddenTests } from "../fixtures/gaps.ts";
 import { mineHistory } from "../mine/_history.ts";
 import { ENVS_DIR, sandbox } from "../python/_shared.ts";

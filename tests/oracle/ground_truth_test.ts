@@ -1,7 +1,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { groundTruth } from "../../lib/oracle/ground_truth.ts";
-import type { PytestRun } from "../../lib/python/classify.ts";
-import { mergeRepeats } from "../../lib/python/repeats.ts";
+import type { PytestRun } from "../../lib/lang/python/classify.ts";
+import { mergeRepeats } from "../../lib/lang/python/repeats.ts";
 import type { Outcome } from "../../lib/records.ts";
 
 function run(outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}): PytestRun {

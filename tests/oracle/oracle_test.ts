@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { oracleAll, readOracles } from "../../lib/oracle/mod.ts";
 import type { Oracle, OraclesFile } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, sandbox, SANDBOX_KINDS } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";

@@ -4,7 +4,7 @@ import { InterruptedError } from "../../lib/errors.ts";
 import { oracleAll, readOracles } from "../../lib/oracle/mod.ts";
 import type { Oracle } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";

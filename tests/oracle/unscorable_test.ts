@@ -18,8 +18,8 @@ import {
   oneLine,
   oracleAll,
 } from "../../lib/oracle/mod.ts";
-import { mergeRepeats } from "../../lib/python/mod.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { mergeRepeats } from "../../lib/lang/python/mod.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import type { Oracle, Task } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { ENVS_DIR, sandbox, tempDir } from "../python/_shared.ts";

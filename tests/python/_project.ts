@@ -8,7 +8,7 @@
  */
 
 import { join } from "node:path";
-import { ensureTestEnv, type EnvRequest, type TestEnv } from "../../lib/python/env.ts";
+import { ensureTestEnv, type EnvRequest, type TestEnv } from "../../lib/lang/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 import { ENVS_DIR, testCache, writeFiles } from "./_shared.ts";
 

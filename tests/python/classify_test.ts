@@ -1,7 +1,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { readChannel } from "../../lib/python/channel.ts";
-import { classifyRun, type RunEvidence } from "../../lib/python/classify.ts";
+import { readChannel } from "../../lib/lang/python/channel.ts";
+import { classifyRun, type RunEvidence } from "../../lib/lang/python/classify.ts";
 
 const KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 const SECRET = new Uint8Array(KEY.match(/../g)!.map((h) => parseInt(h, 16)));

@@ -1,7 +1,7 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { dependencyFile } from "../../lib/python/dependencies.ts";
-import { ensureTestEnv } from "../../lib/python/env.ts";
+import { dependencyFile } from "../../lib/lang/python/dependencies.ts";
+import { ensureTestEnv } from "../../lib/lang/python/env.ts";
 import { run } from "../../lib/proc.ts";
 import { buildEnvRepo, envRequestFor } from "./_project.ts";
 import { tempDir, writeFiles } from "./_shared.ts";
@@ -118,7 +118,7 @@ Deno.test("two bugbout processes building the same environment build it once", a
   await Deno.writeTextFile(
     script,
     `import { ensureTestEnv } from ${
-      JSON.stringify(new URL("../../lib/python/env.ts", import.meta.url).href)
+      JSON.stringify(new URL("../../lib/lang/python/env.ts", import.meta.url).href)
     };\n` +
       `const env = await ensureTestEnv(${JSON.stringify(request)});\n` +
       `console.log(await Deno.readTextFile(env.prefix + "/bugbout-env.json"));\n`,

@@ -10,9 +10,9 @@
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import type { PytestOptions } from "../../lib/python/pytest.ts";
-import { runPytest } from "../../lib/python/pytest.ts";
-import type { TestEnv } from "../../lib/python/env.ts";
+import type { PytestOptions } from "../../lib/lang/python/pytest.ts";
+import { runPytest } from "../../lib/lang/python/pytest.ts";
+import type { TestEnv } from "../../lib/lang/python/env.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
 import { sharedEnv } from "./_project.ts";

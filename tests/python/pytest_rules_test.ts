@@ -5,7 +5,7 @@ import {
   matchesName,
   pytestRules,
   testPathspecs,
-} from "../../lib/python/pytest_rules.ts";
+} from "../../lib/lang/python/pytest_rules.ts";
 import { addedTestFunctions, testFunctions } from "../../lib/mine/python_tests.ts";
 import { run } from "../../lib/proc.ts";
 

@@ -1,9 +1,9 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { InterruptedError } from "../../lib/errors.ts";
-import type { TestEnv } from "../../lib/python/env.ts";
-import { type PytestOptions, runPytest } from "../../lib/python/pytest.ts";
-import { runRepeated } from "../../lib/python/repeats.ts";
+import type { TestEnv } from "../../lib/lang/python/env.ts";
+import { type PytestOptions, runPytest } from "../../lib/lang/python/pytest.ts";
+import { runRepeated } from "../../lib/lang/python/repeats.ts";
 import { sharedEnv } from "./_project.ts";
 import { sandbox, SANDBOX_KINDS, tempDir, writeFiles } from "./_shared.ts";
 

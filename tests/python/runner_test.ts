@@ -19,8 +19,8 @@ import {
   pythonRunner,
   pythonRunnerEnv,
   runPytest,
-} from "../../lib/python/mod.ts";
-import { openRunner } from "../../lib/runner/mod.ts";
+} from "../../lib/lang/python/mod.ts";
+import { openRunner } from "../../lib/lang/mod.ts";
 import { reviewPatch } from "../../lib/score/mod.ts";
 import {
   authorGroup,

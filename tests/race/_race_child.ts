@@ -9,7 +9,7 @@
  */
 
 import { Project } from "../../lib/project.ts";
-import { ensureTestEnv, envRequest } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { raceAll } from "../../lib/race/mod.ts";
 import type { Task } from "../../lib/records.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { mineAll } from "../../lib/mine/mod.ts";
 import { oracleAll } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
-import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/python/env.ts";
+import { ensureTestEnv, envRequest, type TestEnv } from "../../lib/lang/python/env.ts";
 import {
   raceAll,
   type RaceOptions,

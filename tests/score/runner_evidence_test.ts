@@ -25,7 +25,7 @@ import { examineRunnerAll } from "../../lib/examine/mod.ts";
 import { VERDICTS_FILE } from "../../lib/judge/mod.ts";
 import { Project } from "../../lib/project.ts";
 import type { Matrix, Outcome, Resolution, Task } from "../../lib/records.ts";
-import { openRunner } from "../../lib/runner/mod.ts";
+import { openRunner } from "../../lib/lang/mod.ts";
 import { goldRows, runnerOutcome, scoreAll } from "../../lib/score/mod.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";

@@ -18,7 +18,7 @@ import { oracleAll, ORACLES_FILE, readOracles } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import type { Attempt, Oracle, Resolution, Task } from "../../lib/records.ts";
-import { openRunner, type TestRunner } from "../../lib/runner/mod.ts";
+import { openRunner, type TestRunner } from "../../lib/lang/mod.ts";
 import { readResolutions, reviewRunnerPatch, scoreAll } from "../../lib/score/mod.ts";
 import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import { type RunnerTree, type TaskProgress, TreeRunners } from "../../lib/testbed/mod.ts";

@@ -12,7 +12,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { Project } from "../../lib/project.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import { type Attempt, RESULTS_VERSION, type Task } from "../../lib/records.ts";
-import type { TestRunner } from "../../lib/runner/mod.ts";
+import type { TestRunner } from "../../lib/lang/mod.ts";
 import { capturePatch, takeSnapshot, TreeRunners } from "../../lib/testbed/mod.ts";
 
 /** One scripted attempt: files written (or replaced in) on a checkout of B. */

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match } from "node:assert/strict";
-import { goRunner } from "../../lib/go/mod.ts";
-import { openRunner } from "../../lib/runner/mod.ts";
+import { goRunner } from "../../lib/lang/go/mod.ts";
+import { openRunner } from "../../lib/lang/mod.ts";
 import { classifyPath } from "../../lib/testbed/mod.ts";
 import { tempDir, writeFiles } from "../python/_shared.ts";
 

@@ -25,7 +25,7 @@
  */
 
 import type { GuardEvent } from "../python/mod.ts";
-import type { Outcome, RunStatus } from "../records.ts";
+import type { Outcome, RunStatus } from "../../records.ts";
 
 /** The framing byte of `-test.v=test2json` output. */
 export const MARKER = "\x16";

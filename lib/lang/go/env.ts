@@ -18,13 +18,13 @@
  */
 
 import { dirname, join, resolve } from "node:path";
-import { copyTree } from "../checkout.ts";
-import { BugboutError } from "../errors.ts";
-import { readTextIfExists, removeIfExists } from "../fs.ts";
-import { inputsKey } from "../hash.ts";
-import { run } from "../proc.ts";
-import type { RunnerEnv } from "../runner/types.ts";
-import { writeJsonAtomic } from "../store.ts";
+import { copyTree } from "../../checkout.ts";
+import { BugboutError } from "../../errors.ts";
+import { readTextIfExists, removeIfExists } from "../../fs.ts";
+import { inputsKey } from "../../hash.ts";
+import { run } from "../../proc.ts";
+import type { RunnerEnv } from "../types.ts";
+import { writeJsonAtomic } from "../../store.ts";
 import { compareGoVersions, findGo, type GoToolchain, parseGoMod } from "./detect.ts";
 
 /** Bumped when the way environments are built changes, so old ones are not reused. */

@@ -26,13 +26,13 @@
  */
 
 import { dirname, join } from "node:path";
-import { z } from "../deps.ts";
-import { BugboutError } from "../errors.ts";
-import { readTextIfExists, realPathIfExists, removeIfExists } from "../fs.ts";
-import { inputsKey } from "../hash.ts";
-import { run, which } from "../proc.ts";
-import { writeJsonAtomic } from "../store.ts";
-import type { RunnerEnv } from "../runner/types.ts";
+import { z } from "../../deps.ts";
+import { BugboutError } from "../../errors.ts";
+import { readTextIfExists, realPathIfExists, removeIfExists } from "../../fs.ts";
+import { inputsKey } from "../../hash.ts";
+import { run, which } from "../../proc.ts";
+import { writeJsonAtomic } from "../../store.ts";
+import type { RunnerEnv } from "../types.ts";
 import { type NodeProject, type PackageManager, readNodeProject } from "./detect.ts";
 
 /** Bumped when the way environments are built changes. */

@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { FileTests } from "../runner/types.ts";
+import type { FileTests } from "../types.ts";
 import { isTestName, makeId, packageDirOf, rewriteSubtestName } from "./ids.ts";
 import {
   closing,

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { BugboutError } from "../errors.ts";
-import { declaredPython } from "../layout.ts";
-import { NotInstalledError, run } from "../proc.ts";
+import { BugboutError } from "../../errors.ts";
+import { declaredPython } from "../../layout.ts";
+import { NotInstalledError, run } from "../../proc.ts";
 
 /** A Python interpreter chosen for a project. */
 export interface PythonChoice {

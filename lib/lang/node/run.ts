@@ -15,11 +15,11 @@
  */
 
 import { join } from "node:path";
-import { InterruptedError } from "../errors.ts";
-import { readTextIfExists, removeIfExists } from "../fs.ts";
+import { InterruptedError } from "../../errors.ts";
+import { readTextIfExists, removeIfExists } from "../../fs.ts";
 import type { GuardEvent } from "../python/mod.ts";
-import type { Outcome, RunStatus } from "../records.ts";
-import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../runner/types.ts";
+import type { Outcome, RunStatus } from "../../records.ts";
+import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import {
   HARNESS_FILE,
   HARNESS_SOURCE,

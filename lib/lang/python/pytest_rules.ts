@@ -9,7 +9,7 @@
  * @module
  */
 
-import { parseToml, TomlError } from "../deps.ts";
+import { parseToml, TomlError } from "../../deps.ts";
 
 /** The discovery settings that decide what pytest collects. */
 export interface PytestRules {

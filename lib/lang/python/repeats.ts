@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Outcome } from "../records.ts";
+import type { Outcome } from "../../records.ts";
 import { type PytestOptions, type PytestRun, runPytest } from "./pytest.ts";
 
 /** Several runs of one session, merged. */

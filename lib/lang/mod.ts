@@ -7,9 +7,9 @@
  * @module
  */
 
-import { detectGo, goRunner } from "../go/mod.ts";
-import { detectNode, openNodeRunner } from "../node/mod.ts";
-import { pythonRunner } from "../python/mod.ts";
+import { detectGo, goRunner } from "./go/mod.ts";
+import { detectNode, openNodeRunner } from "./node/mod.ts";
+import { pythonRunner } from "./python/mod.ts";
 import type { Language } from "../records.ts";
 import type { Detected, TestRunner } from "./types.ts";
 

@@ -24,7 +24,7 @@ import type {
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
-} from "../runner/types.ts";
+} from "../types.ts";
 import { nodeChangedTests } from "./changed_tests.ts";
 import { type NodeProject, readNodeProject, RUNNER_NAMES } from "./detect.ts";
 import { prepareNode } from "./install.ts";
@@ -36,7 +36,7 @@ import {
   packageJsonTestChanges,
 } from "./paths.ts";
 import { runNodeTests } from "./run.ts";
-import { BugboutError } from "../errors.ts";
+import { BugboutError } from "../../errors.ts";
 
 export {
   detectNode,
@@ -56,7 +56,7 @@ export type {
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
-} from "../runner/types.ts";
+} from "../types.ts";
 export { findNode, installArgs, type NodeBinary, prepareNode } from "./install.ts";
 export { nodeChangedTests } from "./changed_tests.ts";
 export { runNodeTests, type Selection, selectionOf } from "./run.ts";

@@ -14,10 +14,10 @@
  */
 
 import { dirname, join } from "node:path";
-import { InterruptedError } from "../errors.ts";
-import type { Sandbox } from "../sandbox/types.ts";
-import { readDirIfExists, readTextIfExists, removeIfExists } from "../fs.ts";
-import { inputsKey } from "../hash.ts";
+import { InterruptedError } from "../../errors.ts";
+import type { Sandbox } from "../../sandbox/types.ts";
+import { readDirIfExists, readTextIfExists, removeIfExists } from "../../fs.ts";
+import { inputsKey } from "../../hash.ts";
 import { GUARD_FILE, GUARD_SOURCE } from "./_guard.ts";
 import { readChannel } from "./channel.ts";
 import { classifyRun, type PytestRun } from "./classify.ts";

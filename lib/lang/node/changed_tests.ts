@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { FileTests } from "../runner/types.ts";
+import type { FileTests } from "../types.ts";
 
 type Token =
   | { kind: "id"; text: string; at: number }

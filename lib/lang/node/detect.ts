@@ -14,8 +14,8 @@
  */
 
 import { join } from "node:path";
-import { readDirIfExists, readTextIfExists } from "../fs.ts";
-import type { Detected } from "../runner/types.ts";
+import { readDirIfExists, readTextIfExists } from "../../fs.ts";
+import type { Detected } from "../types.ts";
 
 /** The package managers served, as told by the lockfile (`yarn-berry`: yarn 2 and later). */
 export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry";

@@ -9,9 +9,9 @@
  */
 
 import { dirname, join } from "node:path";
-import { inputsKey } from "../hash.ts";
-import { readTextIfExists } from "../fs.ts";
-import { run } from "../proc.ts";
+import { inputsKey } from "../../hash.ts";
+import { readTextIfExists } from "../../fs.ts";
+import { run } from "../../proc.ts";
 import { uvEnv } from "./discover.ts";
 
 /**

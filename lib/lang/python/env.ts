@@ -22,18 +22,18 @@
  */
 
 import { dirname, join, resolve } from "node:path";
-import { z } from "../deps.ts";
-import { cachedTree, copyTree } from "../checkout.ts";
-import { BugboutError } from "../errors.ts";
-import { revParse } from "../git.ts";
-import { inputsKey } from "../hash.ts";
-import type { Project } from "../project.ts";
-import { run } from "../proc.ts";
-import { writeJsonAtomic } from "../store.ts";
+import { z } from "../../deps.ts";
+import { cachedTree, copyTree } from "../../checkout.ts";
+import { BugboutError } from "../../errors.ts";
+import { revParse } from "../../git.ts";
+import { inputsKey } from "../../hash.ts";
+import type { Project } from "../../project.ts";
+import { run } from "../../proc.ts";
+import { writeJsonAtomic } from "../../store.ts";
 import { dependencyFile, dependencyHash } from "./dependencies.ts";
 import { type PythonChoice, resolvePython, uvEnv } from "./discover.ts";
 import type { TestPython } from "./pytest.ts";
-import { readTextIfExists, realPathIfExists, removeIfExists } from "../fs.ts";
+import { readTextIfExists, realPathIfExists, removeIfExists } from "../../fs.ts";
 
 /** Bumped when the way environments are built changes, so old ones are not reused. */
 const ENV_LAYOUT = 1;

@@ -34,8 +34,8 @@
  */
 
 import { join } from "node:path";
-import { BugboutError } from "../errors.ts";
-import { readTextIfExists } from "../fs.ts";
+import { BugboutError } from "../../errors.ts";
+import { readTextIfExists } from "../../fs.ts";
 import type {
   FileTests,
   PatchedText,
@@ -45,7 +45,7 @@ import type {
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
-} from "../runner/types.ts";
+} from "../types.ts";
 import type { GroupRun } from "./classify.ts";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "./env.ts";
 import { compareOutlines, outlineTests } from "./outline.ts";

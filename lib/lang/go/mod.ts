@@ -27,7 +27,7 @@ import type {
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
-} from "../runner/types.ts";
+} from "../types.ts";
 import { besidePath } from "./beside.ts";
 import { prepareGo } from "./env.ts";
 import { fileOf, isConfig, isTestFile } from "./ids.ts";
@@ -44,9 +44,9 @@ export type {
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
-} from "../runner/types.ts";
+} from "../types.ts";
 export type { GuardEvent } from "../python/mod.ts";
-export type { Outcome, RunStatus } from "../records.ts";
+export type { Outcome, RunStatus } from "../../records.ts";
 export {
   authorTag,
   besideId,

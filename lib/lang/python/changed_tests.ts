@@ -11,9 +11,9 @@
  */
 
 import { dirname } from "node:path";
-import { BugboutError } from "../errors.ts";
+import { BugboutError } from "../../errors.ts";
 import type { PytestRules } from "./pytest_rules.ts";
-import { run } from "../proc.ts";
+import { run } from "../../proc.ts";
 
 const SCRIPT = String.raw`
 import ast, fnmatch, json, sys

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Outcome, RunStatus } from "../records.ts";
+import type { Outcome, RunStatus } from "../../records.ts";
 import type { Channel, GroupReport, GuardEvent } from "./channel.ts";
 
 /** Why a run is an infrastructure error. */

@@ -24,12 +24,12 @@
  */
 
 import { join } from "node:path";
-import { copyTree } from "../checkout.ts";
-import { InterruptedError } from "../errors.ts";
-import { readTextIfExists, removeIfExists, statIfExists } from "../fs.ts";
-import type { RunStatus } from "../records.ts";
-import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../runner/types.ts";
-import type { SandboxResult } from "../sandbox/types.ts";
+import { copyTree } from "../../checkout.ts";
+import { InterruptedError } from "../../errors.ts";
+import { readTextIfExists, removeIfExists, statIfExists } from "../../fs.ts";
+import type { RunStatus } from "../../records.ts";
+import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
+import type { SandboxResult } from "../../sandbox/types.ts";
 import { makeId, packageDirOf, parseId, runPattern } from "./ids.ts";
 import { judgeBinary, readOutput } from "./report.ts";
 import { topLevelTests } from "./tests.ts";

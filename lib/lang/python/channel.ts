@@ -11,7 +11,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
-import type { Outcome } from "../records.ts";
+import type { Outcome } from "../../records.ts";
 
 /** Something the code under test did to the grading, or that deserves a look. */
 export interface GuardEvent {

@@ -11,7 +11,7 @@
 
 import { createHmac } from "node:crypto";
 import type { GuardEvent } from "../python/mod.ts";
-import type { Outcome } from "../records.ts";
+import type { Outcome } from "../../records.ts";
 import { MARK } from "./_harness.ts";
 
 /** One test as the harness reported it. */

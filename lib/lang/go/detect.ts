@@ -7,10 +7,10 @@
  */
 
 import { dirname, join } from "node:path";
-import { BugboutError } from "../errors.ts";
-import { readTextIfExists, realPathIfExists } from "../fs.ts";
-import { run, which } from "../proc.ts";
-import type { Detected } from "../runner/types.ts";
+import { BugboutError } from "../../errors.ts";
+import { readTextIfExists, realPathIfExists } from "../../fs.ts";
+import { run, which } from "../../proc.ts";
+import type { Detected } from "../types.ts";
 
 /** What a `go.mod` says about the module. */
 export interface GoMod {
