@@ -13,10 +13,50 @@ export const RESULTS_VERSION = 1;
 // ---------------------------------------------------------------------------------------------
 // Test outcomes
 
-/** The languages bugbout serves: their projects and test runners. */
+/** The languages built into bugbout: their projects and test runners (`node`: TS and JS). */
 export const LANGUAGES = ["python", "go", "node"] as const;
-/** A language bugbout serves (`node`: TypeScript and JavaScript). */
-export type Language = typeof LANGUAGES[number];
+/**
+ * A language's name in `[project] language`: a built-in one, or one registered in code
+ * (`registerLanguage` in `lib/lang/mod.ts`).
+ */
+export type Language = typeof LANGUAGES[number] | (string & Record<never, never>);
+
+/** What the configuration knows of a language before any of its code is loaded. */
+export interface LanguageName {
+  /** Its name in `[project] language`. */
+  name: Language;
+  /** `[project]` keys a project of this language must set (Python: its package, `source`). */
+  requires: readonly string[];
+}
+
+const languageNames = new Map<string, LanguageName>([
+  ["python", { name: "python", requires: ["source"] }],
+  ["go", { name: "go", requires: [] }],
+  ["node", { name: "node", requires: [] }],
+]);
+
+/** The language named `name`, if bugbout knows one by that name. */
+export function languageName(name: string): LanguageName | undefined {
+  return languageNames.get(name);
+}
+
+/** Every language name bugbout knows, built-in ones first. */
+export function languageNamesKnown(): string[] {
+  return [...languageNames.keys()];
+}
+
+/**
+ * Make a language's name known to the configuration (the registry does this when a language is
+ * registered); returns what takes it back.
+ */
+export function addLanguageName(entry: LanguageName): () => void {
+  const before = languageNames.get(entry.name);
+  languageNames.set(entry.name, entry);
+  return () => {
+    if (before) languageNames.set(entry.name, before);
+    else languageNames.delete(entry.name);
+  };
+}
 
 /** What happened to one test in one run. */
 export const OUTCOMES = ["passed", "failed", "error", "skipped", "xfailed", "not-run"] as const;

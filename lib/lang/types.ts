@@ -183,3 +183,39 @@ export interface Detected {
   /** What it was told by, in words ("go.mod", "package.json devDependencies: vitest"). */
   evidence: string;
 }
+
+/**
+ * One language bugbout serves: everything a stage needs that differs between ecosystems, as
+ * members of this one interface. The stages see only this (through the registry in `mod.ts`);
+ * each language is one folder under `lib/lang/` implementing it, and one line of the registry.
+ * See `docs/architecture.md` for what each member is for.
+ */
+export interface LanguageSpec {
+  // -- Identity -------------------------------------------------------------------------------
+
+  /** Its name in `[project] language`: `python`, `go`, `node`, or a registered language's. */
+  readonly name: Language;
+  /** As a person says it: `Python`, `Go`, `JavaScript/TypeScript`. */
+  readonly label: string;
+  /** What one run of its tests on a tree is called in summaries: `pytest session`, `test run`. */
+  readonly runWord: string;
+  /** `[project]` keys a project of this language must set (Python: `source`, its package). */
+  readonly requires: readonly string[];
+
+  // -- Projects (init, doctor, `bugbout evidence`) ---------------------------------------------
+
+  /**
+   * Whether `tree` (a directory) is a project of this language, with its runner and what said
+   * so; undefined when it is not.
+   */
+  detect(tree: string): Promise<Detected | undefined>;
+
+  // -- Trees ------------------------------------------------------------------------------------
+
+  /**
+   * The runner of `tree` as its own configuration makes it (pytest's discovery rules, a
+   * JavaScript project's runner and its configuration). Only reads the tree; its `prepare` makes
+   * the environment.
+   */
+  openRunner(tree: string): Promise<TestRunner>;
+}

@@ -10,7 +10,12 @@
  */
 
 import { git } from "../git.ts";
-import { CONFIG_FILES, DEFAULT_RULES, type PytestRules, rulesFromFile } from "../lang/python/mod.ts";
+import {
+  CONFIG_FILES,
+  DEFAULT_RULES,
+  type PytestRules,
+  rulesFromFile,
+} from "../lang/python/mod.ts";
 import type { BlobReader } from "./blobs.ts";
 import type { PathChange } from "./history.ts";
 

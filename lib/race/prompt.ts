@@ -21,7 +21,7 @@ export interface PromptContext {
    * A Go or JavaScript project's runner (`go test`, `vitest`, `jest`, `node --test`): tests go
    * where that language keeps them, not under a tests directory. Absent for Python.
    */
-  runner?: { language: "go" | "node"; name: string };
+  runner?: { language: string; name: string };
 }
 
 /** What differs between languages: where tests go, in the prompt's own words and line breaks. */

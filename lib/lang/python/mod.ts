@@ -73,3 +73,4 @@ export {
   pythonRunnerEnv,
   type PythonRunnerOptions,
 } from "./runner.ts";
+export { python } from "./language.ts";

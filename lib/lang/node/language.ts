@@ -1,0 +1,20 @@
+/**
+ * TypeScript and JavaScript, tested with vitest, jest or `node --test`, as a
+ * {@linkcode LanguageSpec}.
+ *
+ * @module
+ */
+
+import type { LanguageSpec } from "../types.ts";
+import { detectNode } from "./detect.ts";
+import { openNodeRunner } from "./runner.ts";
+
+/** TypeScript/JavaScript and its test runners. */
+export const node: LanguageSpec = {
+  name: "node",
+  label: "JavaScript/TypeScript",
+  runWord: "test run",
+  requires: [],
+  detect: detectNode,
+  openRunner: openNodeRunner,
+};
