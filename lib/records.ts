@@ -353,6 +353,14 @@ export const guardEventSchema = z.object({
   where: z.string(),
   detail: z.string().optional(),
 });
+/** Something the code under test did to the grading, or that deserves a look. */
+export type GuardEvent = z.infer<typeof guardEventSchema>;
+
+/** A guard event in one line: what it did, and where. */
+export function describeEvent(e: GuardEvent): string {
+  const where = [e.where, e.detail].filter(Boolean).join(": ");
+  return where ? `${e.what} (${where})` : e.what;
+}
 
 /** What one author's session on one tree did to the grading. */
 export const tamperingSchema = z.object({

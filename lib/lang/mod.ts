@@ -12,6 +12,7 @@
  */
 
 import { BugboutError } from "../errors.ts";
+import { detectLayout, type Layout } from "../layout.ts";
 import { addLanguageName, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
 import { go } from "./go/mod.ts";
@@ -61,6 +62,31 @@ export function registerLanguage(language: LanguageSpec): () => void {
   };
 }
 
+/** The language a tree is a project of, as `init` (and `bugbout evidence`) decide it. */
+export interface ProjectDetection {
+  /** The language. */
+  language: Language;
+  /** What its runner said of the tree, for a language other than Python. */
+  detected?: Detected;
+  /** What the tree holds of a Python project (a package directory, the tests directory). */
+  layout: Layout;
+  /** The other languages found, each with what told it. */
+  others: Detected[];
+}
+
+/**
+ * The language of the project in `tree`: a Python package decides; without one, a `go.mod` or a
+ * `package.json` with a test runner does (a Go or JavaScript project often carries a few Python
+ * scripts); with neither, Python, the default.
+ */
+export async function detectProject(tree: string): Promise<ProjectDetection> {
+  const [layout, others] = await Promise.all([detectLayout(tree), detectOtherLanguages(tree)]);
+  if ((!layout.isPython || !layout.source) && others.length > 0) {
+    return { language: others[0].language, detected: others[0], layout, others: others.slice(1) };
+  }
+  return { language: python.name, layout, others };
+}
+
 /**
  * The languages other than Python found at the root of `tree`, each with its runner and what it
  * was told by: a `go.mod`, a `package.json` with a test runner. (Python is `init`'s own layout
@@ -80,3 +106,6 @@ export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
 export async function openRunner(language: Language, tree: string) {
   return await languageOf(language).openRunner(tree);
 }
+
+export { infraCause, mergeRepeats } from "./results.ts";
+export { perTreeTools, RUNNERS_VERSION } from "./tools.ts";

@@ -4,7 +4,10 @@
  * @module
  */
 
+import { alphanumericTags } from "../shared.ts";
+import { perTreeTools } from "../tools.ts";
 import type { LanguageSpec } from "../types.ts";
+import { goAgentEnv } from "./agent.ts";
 import { detectGo } from "./detect.ts";
 import { goRunner } from "./runner.ts";
 
@@ -16,4 +19,15 @@ export const go: LanguageSpec = {
   requires: [],
   detect: detectGo,
   openRunner: () => Promise.resolve(goRunner()),
+  tools: (project, options) => perTreeTools(go, project, goAgentEnv, options),
+  authorTags: alphanumericTags,
+  promptWords: () => ({
+    fix: [
+      "Fix the issue in the source code. Then add a regression test in a `_test.go` file beside the code it tests",
+      "that fails without your fix and passes with it. Keep the change focused on the issue; do",
+      "not change unrelated behaviour.",
+    ],
+    tests: "Go tests (`go test`) in `_test.go` files",
+    within: "test files",
+  }),
 };

@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { copyTree } from "../../checkout.ts";
 import { InterruptedError } from "../../errors.ts";
 import { readTextIfExists, removeIfExists, statIfExists } from "../../fs.ts";
+import { infraCause } from "../results.ts";
 import type { RunStatus } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import type { SandboxResult } from "../../sandbox/types.ts";
@@ -151,6 +152,7 @@ function merge(groups: RunnerGroupRun[], durationMs: number): RunnerRun {
     durations: {},
     tamper: [],
     suspect: [],
+    exitCode: null,
     durationMs,
     groups,
   };
@@ -167,6 +169,7 @@ function merge(groups: RunnerGroupRun[], durationMs: number): RunnerRun {
     }
   }
   if (Object.keys(failures).length) run.failures = failures;
+  if (run.status === "infra-error") run.cause = infraCause(run.message ?? "");
   return run;
 }
 

@@ -5,7 +5,10 @@
  * @module
  */
 
+import { alphanumericTags } from "../shared.ts";
+import { perTreeTools } from "../tools.ts";
 import type { LanguageSpec } from "../types.ts";
+import { nodeAgentEnv } from "./agent.ts";
 import { detectNode } from "./detect.ts";
 import { openNodeRunner } from "./runner.ts";
 
@@ -17,4 +20,15 @@ export const node: LanguageSpec = {
   requires: [],
   detect: detectNode,
   openRunner: openNodeRunner,
+  tools: (project, options) => perTreeTools(node, project, nodeAgentEnv, options),
+  authorTags: alphanumericTags,
+  promptWords: ({ runner }) => ({
+    fix: [
+      `Fix the issue in the source code. Then add a regression test in a test file that ${runner} runs, where the project keeps its tests`,
+      "that fails without your fix and passes with it. Keep the change focused on the issue; do",
+      "not change unrelated behaviour.",
+    ],
+    tests: `${runner} tests in test files`,
+    within: "test files",
+  }),
 };

@@ -21,7 +21,8 @@ export {
   testOfNode,
 } from "./changed_tests.ts";
 export { type Channel, type GuardEvent, readChannel } from "./channel.ts";
-export { describeEvent, type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
+export { type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
+export { describeEvent } from "../../records.ts";
 export { checkTestDependencies, type DependencyCheck } from "./dependencies.ts";
 export { resolvePython, uvVersion } from "./discover.ts";
 export { ensureTestEnv, type EnvRequest, envRequest, type TestEnv, testEnvFor } from "./env.ts";
@@ -74,3 +75,4 @@ export {
   type PythonRunnerOptions,
 } from "./runner.ts";
 export { python } from "./language.ts";
+export { pythonTools } from "./tools.ts";
