@@ -244,7 +244,6 @@ async function prepare(
  * on PATH, its toolchain readable, and the network open only to its model hosts.
  */
 async function runAgent(
-  task: Task,
   agent: CodingAgent,
   context: AttemptContext,
   dirs: AttemptDirs,
@@ -450,7 +449,7 @@ export async function runAttempt(
   let patches: AttemptPatches = { source: "", tests: "", full: "" };
   try {
     const prepared = await prepare(task, agent, context, dirs, base.role);
-    const { result, sandbox } = await runAgent(task, agent, context, dirs, prepared);
+    const { result, sandbox } = await runAgent(agent, context, dirs, prepared);
     // An agent that asked to run unconfined is recorded as such, so the report can say so.
     base.sandbox = sandbox.kind;
     const collected = await collect(

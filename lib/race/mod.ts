@@ -6,7 +6,6 @@
  * @module
  */
 
-import { dirname } from "node:path";
 import type { CodingAgent } from "../../adapters/agent.ts";
 import { type AgentEntry, agentOf } from "../config.ts";
 import { InterruptedError } from "../errors.ts";

@@ -66,8 +66,8 @@ export interface ScoreInputs {
   verdict?: Verdict;
   /** The attempts of configured agents. */
   attempts: readonly BoutAttempt[];
-  /** The key of B's environment (or why it could not be prepared). */
-  env: string;
+  /** The key of B's environment (or why it could not be prepared), when the stage read it. */
+  env?: string;
 }
 
 /** What scoring one task needs besides the task. */

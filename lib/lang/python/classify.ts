@@ -15,7 +15,7 @@
  */
 
 import { describeEvent, type Outcome, type RunStatus } from "../../records.ts";
-import type { InfraCause, RunnerGroupRun, RunnerRun } from "../types.ts";
+import type { RunnerGroupRun, RunnerRun } from "../types.ts";
 
 export type { InfraCause } from "../types.ts";
 import type { Channel, GroupReport, GuardEvent } from "./channel.ts";

@@ -64,15 +64,28 @@ export { mergeRepeats, type RepeatedRuns } from "./repeats.ts";
 export {
   besideDir,
   besideModulePath,
+  identOf,
   isPytestConfig,
-  PYTEST_HOOK,
-  PYTEST_IMPORT,
+  isTestFileName,
   pytestRulesIn,
   PythonRunner,
   pythonRunner,
   type PythonRunnerEnv,
   pythonRunnerEnv,
   type PythonRunnerOptions,
+  pythonTestGlobs,
 } from "./runner.ts";
 export { python } from "./language.ts";
 export { pythonTools } from "./tools.ts";
+export {
+  configRefusal,
+  missingModules,
+  type MissingName,
+  missingName,
+  namesMissingOnB,
+  newApiNames,
+  packageNameOf,
+  pythonConfigRefusal,
+  pythonTruthAdvice,
+} from "./truth.ts";
+export { PYTEST_HOOK, PYTEST_IMPORT, pytestSection, reviewPythonPatch } from "./review.ts";
