@@ -15,6 +15,8 @@ export const RESULTS_VERSION = 1;
 
 /** The languages built into bugbout: their projects and test runners (`node`: TS and JS). */
 export const LANGUAGES = ["python", "go", "node"] as const;
+/** The language of a project whose `bugbout.toml` names none. */
+export const DEFAULT_LANGUAGE = "python";
 /**
  * A language's name in `[project] language`: a built-in one, or one registered in code
  * (`registerLanguage` in `lib/lang/mod.ts`).

@@ -12,13 +12,13 @@
  */
 
 import { BugboutError } from "../errors.ts";
-import { detectLayout, type Layout } from "../layout.ts";
+import { detectLayout } from "../layout.ts";
 import { addLanguageName, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
 import { python } from "./python/mod.ts";
-import type { Detected, LanguageSpec } from "./types.ts";
+import type { Detected, LanguageSpec, ProjectDetection } from "./types.ts";
 
 export type * from "./types.ts";
 export { LANGUAGES } from "../records.ts";
@@ -62,18 +62,6 @@ export function registerLanguage(language: LanguageSpec): () => void {
   };
 }
 
-/** The language a tree is a project of, as `init` (and `bugbout evidence`) decide it. */
-export interface ProjectDetection {
-  /** The language. */
-  language: Language;
-  /** What its runner said of the tree, for a language other than Python. */
-  detected?: Detected;
-  /** What the tree holds of a Python project (a package directory, the tests directory). */
-  layout: Layout;
-  /** The other languages found, each with what told it. */
-  others: Detected[];
-}
-
 /**
  * The language of the project in `tree`: a Python package decides; without one, a `go.mod` or a
  * `package.json` with a test runner does (a Go or JavaScript project often carries a few Python
@@ -82,9 +70,15 @@ export interface ProjectDetection {
 export async function detectProject(tree: string): Promise<ProjectDetection> {
   const [layout, others] = await Promise.all([detectLayout(tree), detectOtherLanguages(tree)]);
   if ((!layout.isPython || !layout.source) && others.length > 0) {
-    return { language: others[0].language, detected: others[0], layout, others: others.slice(1) };
+    return {
+      tree,
+      language: others[0].language,
+      detected: others[0],
+      layout,
+      others: others.slice(1),
+    };
   }
-  return { language: python.name, layout, others };
+  return { tree, language: python.name, layout, others };
 }
 
 /**

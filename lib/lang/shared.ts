@@ -11,8 +11,10 @@
 import type {
   AuthorFileChange,
   AuthorFileReading,
+  InitConfig,
   PatchKind,
   PatchReview,
+  ProjectDetection,
   ReviewedPath,
   TestRunner,
 } from "./types.ts";
@@ -147,4 +149,24 @@ export function reviewByRunner(
     .map((p) => ({ path: p.path, before: p.before ?? null, after: p.after ?? null }));
   for (const finding of runner.patchFlags(texts)) flags.push(`${finding.what} (${finding.path})`);
   return { flags: [...new Set(flags)], ignored };
+}
+
+/**
+ * The `[project]` lines `init` writes for a language whose runner is found again from the tree
+ * each time: the language, and the settings every language has.
+ */
+export function runnerInitConfig(kind: string, found: ProjectDetection): InitConfig {
+  const detected = found.detected!;
+  return {
+    lines: [
+      `# ${kind} tested with ${detected.runner} (${detected.evidence}).`,
+      "# Test files, ids and what may not be patched: docs/languages.md.",
+      `language = ${JSON.stringify(detected.language)}`,
+      "# The repository to mine: this directory, or a git URL to clone.",
+      `# repository = "."`,
+      `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
+      `# env = { CI = "1" }`,
+    ],
+    notes: [],
+  };
 }

@@ -16,6 +16,7 @@ import type { GuardEvent, Language, Outcome, RunStatus, Task } from "../records.
 export type { GuardEvent } from "../records.ts";
 
 export type { Language } from "../records.ts";
+import type { Layout } from "../layout.ts";
 import type { Project } from "../project.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 
@@ -509,6 +510,50 @@ export interface PromptWords {
   within: string;
 }
 
+/** The language a tree is a project of, as `init` (and `bugbout evidence`) decide it. */
+export interface ProjectDetection {
+  /** The tree looked at. */
+  tree: string;
+  /** The language. */
+  language: Language;
+  /** What its runner said of the tree, for a language its runner detects. */
+  detected?: Detected;
+  /** What the tree holds of a Python project (a package directory, the tests directory). */
+  layout: Layout;
+  /** The other languages found, each with what told it. */
+  others: Detected[];
+}
+
+/** What `init` writes of a language's project: its `[project]` lines, and what it noticed. */
+export interface InitConfig {
+  /** The lines after `[project]`. */
+  lines: string[];
+  /** Sentences for the person running init. */
+  notes: string[];
+}
+
+/** One check of `bugbout doctor`. */
+export interface DoctorCheck {
+  /** Short name: `git`, `config`, `uv`, `go`, ... */
+  name: string;
+  /** ok: fine; warn: works but worth knowing; fail: `bugbout run` cannot work. */
+  status: "ok" | "warn" | "fail";
+  /** What was found. */
+  detail: string;
+  /** What to do about a warning or failure. */
+  fix?: string;
+}
+
+/** What a language's doctor checks are told. */
+export interface DoctorContext {
+  /** The local repository, when one can be read. */
+  repository?: string;
+  /** The project, when its `bugbout.toml` loaded. */
+  project?: Project;
+  /** The runner of the default branch's head, read from git as mining reads it. */
+  headRunner(): Promise<TestRunner>;
+}
+
 /** What {@linkcode detectRunner} found in a tree. */
 export interface Detected {
   /** The language. */
@@ -536,6 +581,8 @@ export interface LanguageSpec {
   readonly runWord: string;
   /** `[project]` keys a project of this language must set (Python: `source`, its package). */
   readonly requires: readonly string[];
+  /** What a project of it is called in a sentence: `a Go module`, `a JavaScript project`. */
+  readonly kind: string;
 
   // -- Projects (init, doctor, `bugbout evidence`) ---------------------------------------------
 
@@ -544,6 +591,14 @@ export interface LanguageSpec {
    * so; undefined when it is not.
    */
   detect(tree: string): Promise<Detected | undefined>;
+  /**
+   * What `bugbout init` writes after `[project]` for the project `found` describes, and what it
+   * noticed. Throws a `BugboutError` when the tree is no project of this language bugbout can
+   * replay (saying what would make it one).
+   */
+  initConfig(found: ProjectDetection): InitConfig;
+  /** What `bugbout doctor` checks of the language's toolchain, one result each. */
+  doctor(context: DoctorContext): Promise<DoctorCheck[]>;
 
   // -- Trees ------------------------------------------------------------------------------------
 

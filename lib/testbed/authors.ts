@@ -189,15 +189,15 @@ function helper(author: AuthorTests, path: string, after: FileState) {
  * copies' ids all the same; or `as-is`, at their own paths and known by their own ids (a change
  * checked outside a bout, the only author there is).
  */
-export type Layout = "beside" | "own" | "as-is";
+export type AuthorLayout = "beside" | "own" | "as-is";
 
 /** The layout an author alone in a tree of its own gets from the runner. */
-export function aloneLayout(runner: Pick<TestRunner, "appliesAuthorConfig">): Layout {
+export function aloneLayout(runner: Pick<TestRunner, "appliesAuthorConfig">): AuthorLayout {
   return runner.appliesAuthorConfig ? "own" : "beside";
 }
 
 /** The ids of a file's tests as they run in `layout`. */
-function idsIn(file: AuthorFile, runner: TestRunner, tag: string, layout: Layout): string[] {
+function idsIn(file: AuthorFile, runner: TestRunner, tag: string, layout: AuthorLayout): string[] {
   return layout === "beside" ? file.ids.map((id) => runner.besideId(id, tag)) : file.ids;
 }
 
@@ -209,7 +209,7 @@ export async function installAuthor(
   tree: string,
   author: AuthorTests,
   runner: TestRunner,
-  placing: { layout: Layout; alone: boolean },
+  placing: { layout: AuthorLayout; alone: boolean },
 ): Promise<void> {
   if (placing.layout !== "beside") {
     for (const [path, state] of author.files) await writeState(tree, path, state);
@@ -240,7 +240,7 @@ export async function installAuthor(
 export function authorEntries(
   author: AuthorTests,
   runner: TestRunner,
-  layout: Layout,
+  layout: AuthorLayout,
   select?: ReadonlySet<string>,
 ): string[] {
   if (select) return [...select].map((id) => physicalId(author, runner, layout, id));
@@ -252,7 +252,12 @@ export function authorEntries(
 }
 
 /** A matrix id of the author's as the tree in `layout` knows it. */
-function physicalId(author: AuthorTests, runner: TestRunner, layout: Layout, id: string): string {
+function physicalId(
+  author: AuthorTests,
+  runner: TestRunner,
+  layout: AuthorLayout,
+  id: string,
+): string {
   if (layout !== "own") return id;
   const file = author.tests.find((f) => f.beside === runner.fileOf(id));
   return file ? file.path + id.slice(file.beside.length) : id;
@@ -262,7 +267,7 @@ function physicalId(author: AuthorTests, runner: TestRunner, layout: Layout, id:
 export function staticRows(
   author: AuthorTests,
   runner: TestRunner,
-  layout: Layout = "beside",
+  layout: AuthorLayout = "beside",
 ): string[] {
   if (!runner.reportsStaticIds) return [];
   return author.tests.flatMap((f) =>
@@ -287,7 +292,7 @@ export function authorRows(
   author: AuthorTests,
   runner: TestRunner,
   reported: Readonly<Record<string, Outcome>>,
-  layout: Layout,
+  layout: AuthorLayout,
 ): Map<string, Outcome> {
   const out = new Map<string, Outcome>();
   const ids = Object.keys(reported);

@@ -25,10 +25,10 @@ import type { Sandbox } from "../sandbox/types.ts";
 import {
   aloneLayout,
   authorEntries,
+  type AuthorLayout,
   authorRows,
   type AuthorTests,
   installAuthor,
-  type Layout,
   staticRows,
 } from "./authors.ts";
 import type { OnSession } from "./runs.ts";
@@ -61,11 +61,11 @@ export interface RowOwner {
   /** Rows known before anything runs. */
   statically: string[];
   /** Put its files into a tree. */
-  install(tree: string, placing: { layout: Layout; alone: boolean }): Promise<void>;
+  install(tree: string, placing: { layout: AuthorLayout; alone: boolean }): Promise<void>;
   /** Its group, in `layout`: all of it, or with `select` only those rows (matrix ids). */
-  entries(layout: Layout, select?: ReadonlySet<string>): string[];
+  entries(layout: AuthorLayout, select?: ReadonlySet<string>): string[];
   /** Its rows among what a run of its group reported, by matrix id. */
-  rows(reported: Readonly<Record<string, Outcome>>, layout: Layout): Map<string, Outcome>;
+  rows(reported: Readonly<Record<string, Outcome>>, layout: AuthorLayout): Map<string, Outcome>;
 }
 
 /** An author with tests as an owner of rows. */
@@ -223,7 +223,7 @@ async function session(
   run: OwnersRun,
   tree: string,
   owners: readonly RowOwner[],
-  layout: Layout,
+  layout: AuthorLayout,
   restore?: () => Promise<void>,
 ): Promise<RunnerGroupRun[]> {
   const s = run.settings;
@@ -249,7 +249,7 @@ async function session(
   return owners.map((_, i) => ran.groups[i] ?? { ...ran, complete: false });
 }
 
-function resultOf(owner: RowOwner, group: RunnerGroupRun, layout: Layout): GroupResult {
+function resultOf(owner: RowOwner, group: RunnerGroupRun, layout: AuthorLayout): GroupResult {
   return {
     owner: owner.name,
     status: group.status,

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import {
   authorEntries,
   authorFromChanges,
+  type AuthorLayout,
   authorRows,
   type AuthorTests,
-  type Layout,
 } from "../../lib/testbed/authors.ts";
 import { assembleCells, lookupOutcome, rowIds } from "../../lib/testbed/cells.ts";
 import { changedTests, testOfNode } from "../../lib/lang/python/changed_tests.ts";
@@ -208,7 +208,7 @@ Deno.test("authorRows() names an author's tests the same whether installed besid
       whole: false,
     },
   ]);
-  const idOf = (layout: Layout, id: string) =>
+  const idOf = (layout: AuthorLayout, id: string) =>
     [...authorRows(codex, runner, { [id]: "error" }, layout).keys()][0];
   deepEqual(authorEntries(codex, runner, "beside"), [
     "tests/_bugbout_codex/test_new.py",

@@ -4,8 +4,9 @@
  * @module
  */
 
-import { alphanumericTags } from "../shared.ts";
+import { alphanumericTags, runnerInitConfig } from "../shared.ts";
 import { perTreeTools } from "../tools.ts";
+import { goChecks } from "./doctor.ts";
 import type { LanguageSpec } from "../types.ts";
 import { goAgentEnv } from "./agent.ts";
 import { detectGo } from "./detect.ts";
@@ -17,6 +18,9 @@ export const go: LanguageSpec = {
   label: "Go",
   runWord: "test run",
   requires: [],
+  kind: "a Go module",
+  initConfig: (found) => runnerInitConfig(go.kind, found),
+  doctor: goChecks,
   detect: detectGo,
   openRunner: () => Promise.resolve(goRunner()),
   tools: (project, options) => perTreeTools(go, project, goAgentEnv, options),

@@ -5,8 +5,9 @@
  * @module
  */
 
-import { alphanumericTags } from "../shared.ts";
+import { alphanumericTags, runnerInitConfig } from "../shared.ts";
 import { perTreeTools } from "../tools.ts";
+import { nodeChecks } from "./doctor.ts";
 import type { LanguageSpec } from "../types.ts";
 import { nodeAgentEnv } from "./agent.ts";
 import { detectNode } from "./detect.ts";
@@ -18,6 +19,9 @@ export const node: LanguageSpec = {
   label: "JavaScript/TypeScript",
   runWord: "test run",
   requires: [],
+  kind: "a JavaScript project",
+  initConfig: (found) => runnerInitConfig(node.kind, found),
+  doctor: nodeChecks,
   detect: detectNode,
   openRunner: openNodeRunner,
   tools: (project, options) => perTreeTools(node, project, nodeAgentEnv, options),

@@ -5,6 +5,8 @@
  */
 
 import { numberedTags } from "../shared.ts";
+import { pythonChecks } from "./doctor.ts";
+import { pythonInitConfig } from "./init.ts";
 import type { LanguageSpec, PromptWords } from "../types.ts";
 import { identOf, pythonRunner, pythonTestGlobs } from "./runner.ts";
 import { pythonTools } from "./tools.ts";
@@ -17,6 +19,9 @@ export const python: LanguageSpec = {
   runWord: "pytest session",
   requires: ["source"],
   // A Python project is told by its layout (a package and pytest's configuration): `init` finds it.
+  kind: "a Python package",
+  initConfig: pythonInitConfig,
+  doctor: pythonChecks,
   detect: () => Promise.resolve(undefined),
   openRunner: (tree) => pythonRunner(tree),
   tools: (project, options) => pythonTools(python, project, options),
