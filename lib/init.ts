@@ -7,7 +7,6 @@
 import { join } from "node:path";
 import { BugboutError } from "./errors.ts";
 import { checkRepository, RepositoryError } from "./git.ts";
-import type { Layout } from "./layout.ts";
 import { which } from "./proc.ts";
 import { type Detected, detectProject, type Language, languageOf } from "./lang/mod.ts";
 
@@ -28,11 +27,11 @@ export interface InitResult {
   file: string;
   /** The file's text. */
   text: string;
-  /** What `init` found of a Python project (no `source` for a Go or JavaScript one). */
-  layout: Layout;
+  /** What was found, as labelled lines for the terminal (`package`, `src/pkg`). */
+  summary: [string, string][];
   /** The language written to `[project] language`. */
   language: Language;
-  /** For a Go or JavaScript project: its runner, and what told it. */
+  /** What the language said of the tree: its runner, and what told it. */
   detected?: Detected;
   /** Agent CLIs found on PATH. */
   agents: string[];
@@ -135,7 +134,7 @@ export async function initProject(
   const found = await detectProject(dir);
   const language = languageOf(found.language);
   // The language's own `[project]` lines, or why the tree is no project bugbout can replay.
-  const project = language.initConfig(found);
+  const project = await language.initConfig(found);
   const agents = await agentsOnPath(options.path);
   const text = [
     "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
@@ -160,7 +159,7 @@ export async function initProject(
   return {
     file,
     text,
-    layout: found.layout,
+    summary: project.summary,
     language: language.name,
     ...(found.detected ? { detected: found.detected } : {}),
     agents,

@@ -29,7 +29,6 @@ import { removeIfExists, statIfExists } from "../fs.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
 import { detectProject, languageOf, type ProjectTools, type RunnerTree } from "../lang/mod.ts";
-import { pythonPathFor } from "../layout.ts";
 import { ProcError } from "../proc.ts";
 import type { Outcome } from "../records.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
@@ -77,21 +76,17 @@ async function settingsFor(root: string, options: EvidenceOptions): Promise<Sett
     };
   }
   const found = await detectProject(root);
-  if (found.detected) {
-    return {
-      language: found.language,
-      notes: [`No bugbout.toml: found ${found.detected.runner}: ${found.detected.evidence}.`],
-    };
-  }
-  const { source, tests } = found.layout;
+  const { source, tests } = found.detected ?? {};
   return {
     language: found.language,
     source,
     tests,
     notes: [
-      `No bugbout.toml: detected the package ${source ?? "(none)"} and the tests in ${
-        tests ?? "(none)"
-      }.`,
+      source === undefined && found.detected
+        ? `No bugbout.toml: found ${found.detected.runner}: ${found.detected.evidence}.`
+        : `No bugbout.toml: detected the package ${source ?? "(none)"} and the tests in ${
+          tests ?? "(none)"
+        }.`,
     ],
   };
 }
@@ -173,10 +168,7 @@ export async function checkEvidence(options: EvidenceOptions = {}): Promise<Evid
   try {
     // Phase 2: the change, and the tests it adds or changes.
     const baseTree = await cachedTree(root, subject.base.commit, { home: subject.home, signal });
-    const place = {
-      packageDir: settings.source ?? ".",
-      pythonPath: settings.source ? pythonPathFor(settings.source) : ".",
-    };
+    const place = language.placeOf(settings.source);
     const base = await tools.open(baseTree, { task: place, signal });
     const { runner } = base;
     const globs = options.tests?.length

@@ -12,8 +12,7 @@
  */
 
 import { BugboutError } from "../errors.ts";
-import { detectLayout } from "../layout.ts";
-import { addLanguageName, type Language } from "../records.ts";
+import { addLanguageName, DEFAULT_LANGUAGE, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
@@ -63,34 +62,15 @@ export function registerLanguage(language: LanguageSpec): () => void {
 }
 
 /**
- * The language of the project in `tree`: a Python package decides; without one, a `go.mod` or a
- * `package.json` with a test runner does (a Go or JavaScript project often carries a few Python
- * scripts); with neither, Python, the default.
+ * The language of the project in `tree`: the first language that recognises it, in the
+ * registry's order (a Python package first: a Go or JavaScript project often carries a few
+ * Python scripts, but a package directory decides), else the default language.
  */
 export async function detectProject(tree: string): Promise<ProjectDetection> {
-  const [layout, others] = await Promise.all([detectLayout(tree), detectOtherLanguages(tree)]);
-  if ((!layout.isPython || !layout.source) && others.length > 0) {
-    return {
-      tree,
-      language: others[0].language,
-      detected: others[0],
-      layout,
-      others: others.slice(1),
-    };
-  }
-  return { tree, language: python.name, layout, others };
-}
-
-/**
- * The languages other than Python found at the root of `tree`, each with its runner and what it
- * was told by: a `go.mod`, a `package.json` with a test runner. (Python is `init`'s own layout
- * detection: a package directory and pytest's configuration.)
- */
-export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
-  const found = await Promise.all(
-    languages().filter((l) => l.name !== "python").map((l) => l.detect(tree)),
-  );
-  return found.filter((d) => d !== undefined);
+  const found = (await Promise.all(languages().map((l) => l.detect(tree))))
+    .filter((d) => d !== undefined);
+  if (found.length === 0) return { tree, language: DEFAULT_LANGUAGE, others: [] };
+  return { tree, language: found[0].language, detected: found[0], others: found.slice(1) };
 }
 
 /**

@@ -167,6 +167,10 @@ export function runnerInitConfig(kind: string, found: ProjectDetection): InitCon
       `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
       `# env = { CI = "1" }`,
     ],
+    summary: [[
+      "language",
+      `${detected.language}, tested with ${detected.runner} (${detected.evidence})`,
+    ]],
     notes: [],
   };
 }

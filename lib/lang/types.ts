@@ -16,7 +16,6 @@ import type { GuardEvent, Language, Outcome, RunStatus, Task } from "../records.
 export type { GuardEvent } from "../records.ts";
 
 export type { Language } from "../records.ts";
-import type { Layout } from "../layout.ts";
 import type { Project } from "../project.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 
@@ -516,10 +515,8 @@ export interface ProjectDetection {
   tree: string;
   /** The language. */
   language: Language;
-  /** What its runner said of the tree, for a language its runner detects. */
+  /** What the language said of the tree (none: nothing was found, the default language). */
   detected?: Detected;
-  /** What the tree holds of a Python project (a package directory, the tests directory). */
-  layout: Layout;
   /** The other languages found, each with what told it. */
   others: Detected[];
 }
@@ -528,6 +525,8 @@ export interface ProjectDetection {
 export interface InitConfig {
   /** The lines after `[project]`. */
   lines: string[];
+  /** What was found, as labelled lines for the terminal (`package`, `src/pkg`). */
+  summary: [string, string][];
   /** Sentences for the person running init. */
   notes: string[];
 }
@@ -562,6 +561,10 @@ export interface Detected {
   runner: string;
   /** What it was told by, in words ("go.mod", "package.json devDependencies: vitest"). */
   evidence: string;
+  /** Where the package lies, when the language names one (Python's package directory). */
+  source?: string;
+  /** Where the tests lie, when the language names a directory. */
+  tests?: string;
 }
 
 /**
@@ -596,7 +599,7 @@ export interface LanguageSpec {
    * noticed. Throws a `BugboutError` when the tree is no project of this language bugbout can
    * replay (saying what would make it one).
    */
-  initConfig(found: ProjectDetection): InitConfig;
+  initConfig(found: ProjectDetection): Promise<InitConfig> | InitConfig;
   /** What `bugbout doctor` checks of the language's toolchain, one result each. */
   doctor(context: DoctorContext): Promise<DoctorCheck[]>;
 
@@ -611,6 +614,11 @@ export interface LanguageSpec {
 
   // -- Stages -----------------------------------------------------------------------------------
 
+  /**
+   * Where a project's package and import path lie in its trees, from `[project] source` (Python:
+   * the package directory, and the directory above it on `PYTHONPATH`; the others: the whole tree).
+   */
+  placeOf(source: string | undefined): TreePlace;
   /** The tools a stage runs a project's tests with (see {@linkcode ProjectTools}). */
   tools(project: ToolsProject, options?: ToolsOptions): ProjectTools;
   /**

@@ -9,7 +9,7 @@
  */
 
 import { type Change, type PathChange, pickFiles } from "./history.ts";
-import { pythonPathFor } from "../layout.ts";
+import { pythonPathFor } from "../lang/python/mod.ts";
 import { inPackage } from "./package.ts";
 import { inTestpaths, isTestModule, type PytestRules } from "../lang/python/mod.ts";
 import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sortFiles } from "../../lib/mine/classify.ts";
 import type { PathChange } from "../../lib/mine/history.ts";
-import { pythonPathFor } from "../../lib/layout.ts";
+import { pythonPathFor } from "../../lib/lang/python/layout.ts";
 import { inPackage, packageBefore, PackageTracker } from "../../lib/mine/package.ts";
 import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 

@@ -23,6 +23,7 @@ export const go: LanguageSpec = {
   doctor: goChecks,
   detect: detectGo,
   openRunner: () => Promise.resolve(goRunner()),
+  placeOf: () => ({ packageDir: ".", pythonPath: "." }),
   tools: (project, options) => perTreeTools(go, project, goAgentEnv, options),
   authorTags: alphanumericTags,
   promptWords: () => ({

@@ -24,6 +24,7 @@ export const node: LanguageSpec = {
   doctor: nodeChecks,
   detect: detectNode,
   openRunner: openNodeRunner,
+  placeOf: () => ({ packageDir: ".", pythonPath: "." }),
   tools: (project, options) => perTreeTools(node, project, nodeAgentEnv, options),
   authorTags: alphanumericTags,
   promptWords: ({ runner }) => ({

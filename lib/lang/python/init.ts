@@ -3,16 +3,31 @@
  * package, the tests directory, the Python and test dependencies it declares), and what it
  * noticed.
  *
- * Pure; no permissions.
+ * Requires `--allow-read` (the tree).
  *
  * @module
  */
 
 import { BugboutError } from "../../errors.ts";
-import type { InitConfig, ProjectDetection } from "../types.ts";
+import type { Detected, InitConfig, ProjectDetection } from "../types.ts";
+import { detectLayout } from "./layout.ts";
+
+/** A tree with a Python package (a directory with `__init__.py`), where its tests lie. */
+export async function detectPython(tree: string): Promise<Detected | undefined> {
+  const layout = await detectLayout(tree);
+  if (!layout.isPython || !layout.source) return undefined;
+  return {
+    language: "python",
+    runner: "pytest",
+    evidence: `the package ${layout.source}`,
+    source: layout.source,
+    ...(layout.tests ? { tests: layout.tests } : {}),
+  };
+}
 
 /** The `[project]` lines and notes for the Python project `found` describes. */
-export function pythonInitConfig({ layout, tree }: ProjectDetection): InitConfig {
+export async function pythonInitConfig({ tree }: ProjectDetection): Promise<InitConfig> {
+  const layout = await detectLayout(tree);
   if (!layout.isPython || !layout.source) {
     throw new BugboutError(
       layout.isPython
@@ -71,5 +86,15 @@ export function pythonInitConfig({ layout, tree }: ProjectDetection): InitConfig
     );
   }
   if (!layout.tests) notes.push("No tests directory found; set [project] tests.");
-  return { lines, notes };
+  const summary: [string, string][] = [
+    ["package", layout.source],
+    ["tests", layout.tests ?? "(none found)"],
+    [
+      "python",
+      layout.requiresPython
+        ? `${layout.requiresPython.spec} (from ${layout.requiresPython.from})`
+        : "not declared",
+    ],
+  ];
+  return { lines, summary, notes };
 }

@@ -6,7 +6,8 @@
 
 import { numberedTags } from "../shared.ts";
 import { pythonChecks } from "./doctor.ts";
-import { pythonInitConfig } from "./init.ts";
+import { detectPython, pythonInitConfig } from "./init.ts";
+import { pythonPathFor } from "./layout.ts";
 import type { LanguageSpec, PromptWords } from "../types.ts";
 import { identOf, pythonRunner, pythonTestGlobs } from "./runner.ts";
 import { pythonTools } from "./tools.ts";
@@ -18,12 +19,16 @@ export const python: LanguageSpec = {
   label: "Python",
   runWord: "pytest session",
   requires: ["source"],
-  // A Python project is told by its layout (a package and pytest's configuration): `init` finds it.
   kind: "a Python package",
   initConfig: pythonInitConfig,
   doctor: pythonChecks,
-  detect: () => Promise.resolve(undefined),
+  // A Python project is told by its layout: a package directory, its tests.
+  detect: detectPython,
   openRunner: (tree) => pythonRunner(tree),
+  placeOf: (source) => ({
+    packageDir: source ?? ".",
+    pythonPath: source ? pythonPathFor(source) : ".",
+  }),
   tools: (project, options) => pythonTools(python, project, options),
   testGlobs: pythonTestGlobs,
   // Directory names of the copies: `_bugbout_<identifier>`, numbered `_2`, `_3` on a collision.

@@ -89,3 +89,10 @@ export {
   pythonTruthAdvice,
 } from "./truth.ts";
 export { PYTEST_HOOK, PYTEST_IMPORT, pytestSection, reviewPythonPatch } from "./review.ts";
+export {
+  declaredPython,
+  declaredTestDependencies,
+  detectLayout,
+  type Layout,
+  pythonPathFor,
+} from "./layout.ts";
