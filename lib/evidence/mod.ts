@@ -28,7 +28,13 @@ import { BugboutError, InterruptedError } from "../errors.ts";
 import { removeIfExists, statIfExists } from "../fs.ts";
 import { repositoryRoot, revParse } from "../git.ts";
 import { bugboutHome } from "../home.ts";
-import { detectProject, languageOf, type ProjectTools, type RunnerTree } from "../lang/mod.ts";
+import {
+  detectProject,
+  languageOf,
+  type ProjectTools,
+  type RunnerTree,
+  type TreePlace,
+} from "../lang/mod.ts";
 import { ProcError } from "../proc.ts";
 import type { Outcome } from "../records.ts";
 import { openSandbox, type SandboxSetting } from "../sandbox/mod.ts";
@@ -37,6 +43,7 @@ import {
   authorEntries,
   authorFromChanges,
   authorRows,
+  type AuthorTests,
   lookupOutcome,
   rowIds,
   RunLog,
@@ -46,6 +53,7 @@ import {
 import { matchesGlobs, type WorkingChange, workingChange } from "./change.ts";
 import {
   closeReport,
+  type EvidenceCheck,
   evidenceCheck,
   type EvidenceOptions,
   type EvidenceReport,
@@ -155,164 +163,223 @@ interface Side extends RunnerTree {
   dir: string;
 }
 
+/** What one check works with once the change is read. */
+interface Check {
+  subject: Subject;
+  options: EvidenceOptions;
+  tools: ProjectTools;
+  /** Where the project's package lies in every tree. */
+  place: TreePlace;
+  /** The base's tree (read only), runner and environment. */
+  baseTree: string;
+  base: RunnerTree;
+  change: WorkingChange;
+  /** The change's test part as the only author there is. */
+  author: AuthorTests;
+  scratch: string;
+  log: RunLog;
+  /** The sandbox every run is made in (opened once there is something to run). */
+  sandbox?: Sandbox;
+}
+
 /** Run the check on a working tree. Throws a {@linkcode BugboutError} when it cannot. */
 export async function checkEvidence(options: EvidenceOptions = {}): Promise<EvidenceReport> {
-  const { signal } = options;
   const subject = await subjectOf(options);
-  const { root, settings } = subject;
-  const c = settings.config;
-  const language = languageOf(settings.language);
-  const tools = options.tools ?? evidenceTools(subject, options);
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-evidence-" });
-  const log = new RunLog();
   try {
-    // Phase 2: the change, and the tests it adds or changes.
-    const baseTree = await cachedTree(root, subject.base.commit, { home: subject.home, signal });
-    const place = language.placeOf(settings.source);
-    const base = await tools.open(baseTree, { task: place, signal });
-    const { runner } = base;
-    const globs = options.tests?.length
-      ? [...options.tests]
-      : language.testGlobs?.(settings.tests) ?? [];
-    options.onProgress?.("Reading the change...");
-    const change = await workingChange(root, baseTree, {
-      globs,
-      scratch,
-      isTest: globs.length
-        ? (path) => matchesGlobs(path, globs)
-        : (path) => runner.isTestFile(path) && !runner.isConfig(path),
-    });
-    const testFiles = change.files.filter((f) => f.part === "test");
-    const testPaths = testFiles.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
-    const sourceFiles = change.files.filter((f) => f.part === "source").map((f) => f.path);
-    const config = sourceFiles.filter((p) => runner.isConfig(p));
-    const author = await changeAuthor(change, base, signal);
-    const report: EvidenceReport = {
-      repository: root,
-      base: subject.base,
-      against: subject.against,
-      globs: globs.length ? globs : [`${runner.name}'s test files`],
-      testFiles: testFiles.map((f) => f.path),
-      sourceFiles,
-      tests: [],
-      discriminating: 0,
-      inadequateClosure: null,
-      runs: log.runs,
-      notes: [
-        ...settings.notes,
-        ...(config.length
-          ? [
-            `The change's ${runner.name} configuration (${
-              config.join(", ")
-            }) runs only with the whole change: the tests run on the base with the base's.`,
-          ]
-          : []),
-      ],
-    };
-    if (author.tests.length === 0) return report;
-    const sandbox: Sandbox = options.sandbox ??
+    const { check, report } = await readChange(subject, options, scratch);
+    if (check.author.tests.length === 0) return report;
+    const c = subject.settings.config;
+    check.sandbox = options.sandbox ??
       await openSandbox((c?.run.sandbox ?? "auto") as SandboxSetting);
-    const entries = authorEntries(author, runner, "as-is");
-    // Where a failing test can end its process (Go's panic), each test runs in one of its own, so
-    // one that dies on the base says nothing about the others.
-    const groups = runner.panicEndsRun ? entries.map((e) => [e]) : [entries];
-    const reruns = c?.tasks.reruns ?? 2;
-
-    /** A side's tree under scratch: `from`, with `files` written over it. */
-    const side = async (
-      name: string,
-      from: (dir: string) => Promise<unknown>,
-      files: readonly string[],
-    ): Promise<Side> => {
-      const dir = join(scratch, "trees", name);
-      await from(dir);
-      for (const path of files) await writeAfter(dir, path, change);
-      return { name, dir, ...(await tools.open(dir, { task: place, signal })) };
-    };
-    const fromBase = (dir: string) => copyTree(baseTree, dir, signal);
-
-    /** The change's tests on a fresh copy of a side's tree, `n` times. */
-    const times = async (s: Side, n: number): Promise<Map<string, Outcome>[]> => {
-      const out: Map<string, Outcome>[] = [];
-      for (let i = 0; i < n; i++) {
-        options.onProgress?.(`Running the tests on ${s.name}...`);
-        const copy = `${s.dir}~${i}`;
-        try {
-          await copyTree(s.dir, copy, signal);
-          const record = log.on(s.name);
-          record.starting?.();
-          const ran = await s.runner.run({
-            sandbox,
-            env: s.env,
-            tree: copy,
-            groups,
-            extraEnv: c?.project.env ?? {},
-            timeoutMs: (c?.run.testTimeout ?? 600) * 1000,
-            memoryMb: c?.run.testMemory ?? 4096,
-            deny: [root, subject.home],
-            scratch: join(scratch, "runs"),
-            signal,
-          });
-          if (signal?.aborted) throw new InterruptedError();
-          record(ran);
-          const reported = Object.assign({}, ...ran.groups.map((g) => g.outcomes));
-          out.push(
-            ran.status === "infra-error"
-              ? new Map()
-              : authorRows(author, runner, reported, "as-is"),
-          );
-        } finally {
-          await removeTree(copy);
-        }
-      }
-      return out;
-    };
-
-    const onBase = await times(await side("base", fromBase, testPaths), reruns);
-    let onChange = [onBase[0]];
-    if (sourceFiles.length > 0) {
-      // The whole change brings its own dependency files: when they cannot be prepared, the
-      // change says nothing on S, and the check still says what the base says.
-      let whole: Side | undefined;
-      try {
-        whole = await side("change", fromBase, [...change.states.keys()]);
-      } catch (error) {
-        if (!(error instanceof BugboutError) || signal?.aborted) throw error;
-        report.notes.push(
-          `The change as it is could not be prepared, so its tests did not run on it: ${
-            error.message.split("\n")[0]
-          }`,
-        );
-      }
-      onChange = whole ? await times(whole, 1) : [new Map()];
-    }
-    let onReference: Map<string, Outcome>[] | null = null;
-    if (subject.against) {
-      const against = subject.against.commit;
-      const fromReference = (dir: string) =>
-        checkout(root, against, dir, { home: subject.home, signal });
-      onReference = await times(await side("reference", fromReference, testPaths), reruns);
-    }
-    const fileOf = (id: string) => runner.fileOf(id);
-    const all = [...onBase, ...(onChange[0] === onBase[0] ? [] : onChange), ...onReference ?? []];
-    report.tests = rowIds(all, fileOf, staticRows(author, runner, "as-is")).map((id) =>
-      evidenceCheck(
-        id,
-        onBase.map((o) => lookupOutcome(o, id, fileOf)),
-        onChange.map((o) => lookupOutcome(o, id, fileOf)),
-        onReference?.map((o) => lookupOutcome(o, id, fileOf)) ?? null,
-      )
-    );
-    closeReport(report, sourceFiles.length > 0);
+    const replays = await replay(check, report);
+    report.tests = checksOf(check, replays);
+    closeReport(report, report.sourceFiles.length > 0);
     return report;
   } finally {
     await removeIfExists(scratch);
   }
 }
 
-/** Write the working tree's version of `path` into `dir` (a deleted path is removed). */
-function writeAfter(dir: string, path: string, change: WorkingChange): Promise<void> {
-  return writeState(dir, path, change.states.get(path)!.after);
+/** Phase 2: the change, the tests it adds or changes, and the report's frame. */
+async function readChange(
+  subject: Subject,
+  options: EvidenceOptions,
+  scratch: string,
+): Promise<{ check: Check; report: EvidenceReport }> {
+  const { signal } = options;
+  const { root, settings } = subject;
+  const language = languageOf(settings.language);
+  const tools = options.tools ?? evidenceTools(subject, options);
+  const baseTree = await cachedTree(root, subject.base.commit, { home: subject.home, signal });
+  const place = language.placeOf(settings.source);
+  const base = await tools.open(baseTree, { task: place, signal });
+  const { runner } = base;
+  const globs = options.tests?.length
+    ? [...options.tests]
+    : language.testGlobs?.(settings.tests) ?? [];
+  options.onProgress?.("Reading the change...");
+  const change = await workingChange(root, baseTree, {
+    globs,
+    scratch,
+    isTest: globs.length
+      ? (path) => matchesGlobs(path, globs)
+      : (path) => runner.isTestFile(path) && !runner.isConfig(path),
+  });
+  const testFiles = change.files.filter((f) => f.part === "test");
+  const sourceFiles = change.files.filter((f) => f.part === "source").map((f) => f.path);
+  const config = sourceFiles.filter((p) => runner.isConfig(p));
+  const log = new RunLog();
+  const report: EvidenceReport = {
+    repository: root,
+    base: subject.base,
+    against: subject.against,
+    globs: globs.length ? globs : [`${runner.name}'s test files`],
+    testFiles: testFiles.map((f) => f.path),
+    sourceFiles,
+    tests: [],
+    discriminating: 0,
+    inadequateClosure: null,
+    runs: log.runs,
+    notes: [
+      ...settings.notes,
+      ...(config.length
+        ? [
+          `The change's ${runner.name} configuration (${
+            config.join(", ")
+          }) runs only with the whole change: the tests run on the base with the base's.`,
+        ]
+        : []),
+    ],
+  };
+  const author = await changeAuthor(change, base, signal);
+  return {
+    check: { subject, options, tools, place, baseTree, base, change, author, scratch, log },
+    report,
+  };
+}
+
+/** Outcomes of the change's tests in each run on each side. */
+interface Replays {
+  onBase: Map<string, Outcome>[];
+  onChange: Map<string, Outcome>[];
+  onReference: Map<string, Outcome>[] | null;
+}
+
+/**
+ * Phase 3: the tests alone on the base (`reruns` times), the whole change as it is (once, when it
+ * has a source part), and the tests alone on the reference fix (`reruns` times).
+ */
+async function replay(check: Check, report: EvidenceReport): Promise<Replays> {
+  const { subject, options, change } = check;
+  const { signal } = options;
+  const c = subject.settings.config;
+  const testPaths = change.files.filter((f) => f.part === "test")
+    .flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
+  const reruns = c?.tasks.reruns ?? 2;
+  const fromBase = (dir: string) => copyTree(check.baseTree, dir, signal);
+  const onBase = await times(check, await side(check, "base", fromBase, testPaths), reruns);
+  let onChange = [onBase[0]];
+  if (report.sourceFiles.length > 0) {
+    // The whole change brings its own dependency files: when they cannot be prepared, the
+    // change says nothing on S, and the check still says what the base says.
+    let whole: Side | undefined;
+    try {
+      whole = await side(check, "change", fromBase, [...change.states.keys()]);
+    } catch (error) {
+      if (!(error instanceof BugboutError) || signal?.aborted) throw error;
+      report.notes.push(
+        `The change as it is could not be prepared, so its tests did not run on it: ${
+          error.message.split("\n")[0]
+        }`,
+      );
+    }
+    onChange = whole ? await times(check, whole, 1) : [new Map()];
+  }
+  let onReference: Map<string, Outcome>[] | null = null;
+  if (subject.against) {
+    const against = subject.against.commit;
+    const fromReference = (dir: string) =>
+      checkout(subject.root, against, dir, { home: subject.home, signal });
+    const reference = await side(check, "reference", fromReference, testPaths);
+    onReference = await times(check, reference, reruns);
+  }
+  return { onBase, onChange, onReference };
+}
+
+/** A side's tree under scratch: `from`, with the working tree's `files` written over it. */
+async function side(
+  check: Check,
+  name: string,
+  from: (dir: string) => Promise<unknown>,
+  files: readonly string[],
+): Promise<Side> {
+  const dir = join(check.scratch, "trees", name);
+  await from(dir);
+  for (const path of files) await writeState(dir, path, check.change.states.get(path)!.after);
+  return {
+    name,
+    dir,
+    ...(await check.tools.open(dir, { task: check.place, signal: check.options.signal })),
+  };
+}
+
+/** The change's tests on a fresh copy of a side's tree, `n` times. */
+async function times(check: Check, s: Side, n: number): Promise<Map<string, Outcome>[]> {
+  const { subject, options, author } = check;
+  const { signal } = options;
+  const c = subject.settings.config;
+  const { runner } = check.base;
+  const entries = authorEntries(author, runner, "as-is");
+  // Where a failing test can end its process (Go's panic), each test runs in one of its own, so
+  // one that dies on the base says nothing about the others.
+  const groups = runner.panicEndsRun ? entries.map((e) => [e]) : [entries];
+  const out: Map<string, Outcome>[] = [];
+  for (let i = 0; i < n; i++) {
+    options.onProgress?.(`Running the tests on ${s.name}...`);
+    const copy = `${s.dir}~${i}`;
+    try {
+      await copyTree(s.dir, copy, signal);
+      const record = check.log.on(s.name);
+      record.starting?.();
+      const ran = await s.runner.run({
+        sandbox: check.sandbox!,
+        env: s.env,
+        tree: copy,
+        groups,
+        extraEnv: c?.project.env ?? {},
+        timeoutMs: (c?.run.testTimeout ?? 600) * 1000,
+        memoryMb: c?.run.testMemory ?? 4096,
+        deny: [subject.root, subject.home],
+        scratch: join(check.scratch, "runs"),
+        signal,
+      });
+      if (signal?.aborted) throw new InterruptedError();
+      record(ran);
+      const reported = Object.assign({}, ...ran.groups.map((g) => g.outcomes));
+      out.push(
+        ran.status === "infra-error" ? new Map() : authorRows(author, runner, reported, "as-is"),
+      );
+    } finally {
+      await removeTree(copy);
+    }
+  }
+  return out;
+}
+
+/** Phase 4: each test's standing on every side, and its role with a reference fix. */
+function checksOf(check: Check, { onBase, onChange, onReference }: Replays): EvidenceCheck[] {
+  const { runner } = check.base;
+  const fileOf = (id: string) => runner.fileOf(id);
+  const all = [...onBase, ...(onChange[0] === onBase[0] ? [] : onChange), ...onReference ?? []];
+  return rowIds(all, fileOf, staticRows(check.author, runner, "as-is")).map((id) =>
+    evidenceCheck(
+      id,
+      onBase.map((o) => lookupOutcome(o, id, fileOf)),
+      onChange.map((o) => lookupOutcome(o, id, fileOf)),
+      onReference?.map((o) => lookupOutcome(o, id, fileOf)) ?? null,
+    )
+  );
 }
 
 /**
