@@ -208,3 +208,17 @@ Deno.test("the floors in this test are the ones the architecture page names", as
   deepEqual(missing, []);
   deepEqual(relative(ROOT, join(ROOT, "docs/architecture.md")), "docs/architecture.md");
 });
+
+Deno.test("the architecture page says what every member of the language interface is for", async () => {
+  const page = await Deno.readTextFile(join(ROOT, "docs", "architecture.md"));
+  const types = texts.get("lib/lang/types.ts")!;
+  const missing: string[] = [];
+  for (const name of ["LanguageSpec", "ProjectTools", "TestRunner"]) {
+    const body = types.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`))![1];
+    const code = body.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    for (const m of code.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:<]/gm)) {
+      if (!page.includes(`\`${m[1]}\``)) missing.push(`${name}.${m[1]}`);
+    }
+  }
+  deepEqual(missing, []);
+});
