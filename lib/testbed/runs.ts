@@ -45,6 +45,8 @@ export interface OnSession {
 export class RunLog {
   /** Every session so far, in the order they ended. */
   readonly runs: RunSummary[] = [];
+  /** Who each session held (by its summary), to order sessions that ran side by side. */
+  #held = new Map<RunSummary, string>();
   #next = new Map<string, number>();
   #onRun?: (run: RunSummary) => void;
   #onStart?: (tree: string) => void;
@@ -57,21 +59,34 @@ export class RunLog {
 
   /** The callback for the sessions of `tree`. */
   on(tree: string): OnSession {
-    return Object.assign((run: RunnerRun) => {
+    return Object.assign((run: RunnerRun, owners?: string[]) => {
       const index = this.#next.get(tree) ?? 0;
       this.#next.set(tree, index + 1);
       const summary = summariseRun(tree, index, run);
       this.runs.push(summary);
+      if (owners) this.#held.set(summary, owners.join("\0"));
       this.#onRun?.(summary);
     }, { starting: () => this.#onStart?.(tree) });
   }
 
-  /** The sessions sorted by tree (by `order` when given, else by name), then by number. */
+  /**
+   * The sessions sorted by tree (by `order` when given, else by name), then by whom they held
+   * (sessions of one tree that ran side by side end in any order) and by number, and numbered
+   * again per tree in that order: the same bout lists the same sessions the same way.
+   */
   sorted(order?: readonly string[]): RunSummary[] {
     const rank = (tree: string) => order ? order.indexOf(tree) : 0;
     const by = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-    return [...this.runs].sort((a, b) =>
-      rank(a.tree) - rank(b.tree) || by(a.tree, b.tree) || a.index - b.index
+    const held = (run: RunSummary) => this.#held.get(run) ?? "";
+    const sorted = [...this.runs].sort((a, b) =>
+      rank(a.tree) - rank(b.tree) || by(a.tree, b.tree) || by(held(a), held(b)) ||
+      a.index - b.index
     );
+    const next = new Map<string, number>();
+    return sorted.map((run) => {
+      const index = next.get(run.tree) ?? 0;
+      next.set(run.tree, index + 1);
+      return { ...run, index };
+    });
   }
 }
