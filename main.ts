@@ -123,7 +123,10 @@ export {
   RUN_STATUSES,
   type RunStatus,
   type RunSummary,
+  type Task,
 } from "./lib/records.ts";
+export { languageOf, languages, registerLanguage } from "./lib/lang/mod.ts";
+export type * from "./lib/lang/types.ts";
 export type { TestEnv } from "./lib/lang/python/mod.ts";
 export type { TestPython } from "./lib/lang/python/mod.ts";
 export type { ValidationIssue, Validator } from "./lib/validator.ts";

@@ -18,7 +18,6 @@ import {
   checkRepository,
   defaultBranch,
   firstParentCount,
-  git,
   probeRemote,
   repositoryRoot,
 } from "./git.ts";
@@ -27,7 +26,7 @@ import { githubAccess, runnerAtHead } from "./mine/mod.ts";
 import { type DoctorCheck, languageOf } from "./lang/mod.ts";
 import { DEFAULT_LANGUAGE } from "./records.ts";
 import { checkSourceAtHead, clonePath, isCloned, Project } from "./project.ts";
-import { run, which } from "./proc.ts";
+import { which } from "./proc.ts";
 import { findProjectClones, probeSandbox, runsAsRoot, toolchainMounts } from "./sandbox/mod.ts";
 
 /** The result of one check. */

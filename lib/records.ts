@@ -138,7 +138,7 @@ export interface Task {
   /** The cleaned problem statement given to agents. */
   statement: string;
   /** Where the statement came from. */
-  statementSource: typeof STATEMENT_SOURCES[number];
+  statementSource: "issue" | "pull-request" | "commit";
   /** Other files the fix added or changed among the tests (conftest.py, data). */
   supportFiles?: string[];
   /** For a pull request: the issue it closes, whose text is the statement. */

@@ -17,7 +17,7 @@ import { closest } from "../suggest.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
 import { python } from "./python/mod.ts";
-import type { Detected, LanguageSpec, ProjectDetection } from "./types.ts";
+import type { LanguageSpec, ProjectDetection } from "./types.ts";
 
 export type * from "./types.ts";
 export { LANGUAGES } from "../records.ts";

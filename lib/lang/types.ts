@@ -393,6 +393,7 @@ export interface ToolsProject {
   repository: string;
   /** `BUGBOUT_HOME`. */
   home: string;
+  /** The configuration: where it lies, and the `[project]` settings the tools read. */
   config: {
     /** Where relative paths of the configuration start. */
     root: string;
