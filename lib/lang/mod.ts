@@ -80,3 +80,12 @@ export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
 export async function openRunner(language: Language, tree: string) {
   return await languageOf(language).openRunner(tree);
 }
+
+// -- Mining -----------------------------------------------------------------------------------
+export {
+  type MiningRunner,
+  openRunnerMiner,
+  runnerAt,
+  type RunnerCode,
+  type TestMarks,
+} from "./mining.ts";

@@ -1,17 +1,15 @@
 /**
  * The cheap rules that decide whether a change on first-parent history can become a task, before
  * any file is read: the title, the changelog fragments it adds, the issue reference, and which
- * files it touched (judged by the discovery rules in force at that commit).
+ * files it touched (as its language sorts them at that commit).
  *
  * Pure functions; no permissions needed.
  *
  * @module
  */
 
-import { type Change, type PathChange, pickFiles } from "./history.ts";
-import { pythonPathFor } from "../layout.ts";
-import { inPackage } from "./package.ts";
-import { inTestpaths, isTestModule, type PytestRules } from "../lang/python/mod.ts";
+import { type Change, type PathChange, pickFiles } from "../history.ts";
+import type { SortedChange } from "../lang/mod.ts";
 import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
 import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";
@@ -54,8 +52,6 @@ export interface Screened {
   text: ChangeText;
   /** The issue or pull request it is about. */
   reference: Reference;
-  /** Where the package was after and before it. */
-  where: { atG: string; atB: string };
   /** True when its title (or merged branch) reads like a fix. */
   titleFix: boolean;
   /** What its changelog fragments say, when they say one thing. */
@@ -82,22 +78,22 @@ export interface Candidate {
   merge: boolean;
   /** The issue or pull request the change is about. */
   reference: Reference;
-  /** Python files of the package it changed (paths at G; at B for deletions). */
+  /** Source files it changed (paths at G; at B for deletions). */
   sourceFiles: string[];
-  /** Test modules it added or changed (paths at G). */
+  /** Test files it added or changed (paths at G). */
   testModules: string[];
-  /** For each test module that was renamed: its path at B. */
+  /** For each test file that was renamed: its path at B. */
   renamedFrom: Record<string, string>;
-  /** Other files under the tests directory, and conftest.py files, it added or changed. */
+  /** Test data and helpers it added or changed. */
   supportFiles: string[];
-  /** Where the package lives at B. */
+  /** Where the code under test lives at B. */
   packageDir: string;
-  /** What goes on PYTHONPATH at B. */
+  /** What goes on the import path at B. */
   pythonPath: string;
-  /** The test modules' entries in the change, with their blobs. */
+  /** The test files' entries in the change, with their blobs. */
   testChanges: PathChange[];
-  /** pytest's discovery rules in force at G. */
-  rules: PytestRules;
+  /** What its language needs to read its tests (see `SortedChange.reading`). */
+  reading?: unknown;
   /** True when its title (or merged branch) reads like a fix. */
   titleFix: boolean;
   /** The branch a merge commit merged, when it names one. */
@@ -121,59 +117,6 @@ export interface ClassifyContext {
   since?: Date;
   /** The GitHub `owner/name`, to ignore references to other repositories. */
   slug?: string;
-  /** The tests directory, for support files. */
-  tests: string;
-}
-
-function underDir(path: string, dir: string): boolean {
-  return dir === "." || dir === "" || path.startsWith(`${dir}/`);
-}
-
-/** Sort the files a change touched into source files, test modules and support files. */
-export function sortFiles(
-  change: Pick<Change, "files">,
-  where: { atG: string; atB: string },
-  rules: PytestRules,
-  tests: string,
-): Pick<Candidate, "sourceFiles" | "testModules" | "supportFiles" | "renamedFrom"> & {
-  testChanges: PathChange[];
-} {
-  const sourceFiles = new Set<string>();
-  const testModules = new Set<string>();
-  const supportFiles = new Set<string>();
-  const testChanges: PathChange[] = [];
-  const renamedFrom: Record<string, string> = {};
-  for (const f of change.files) {
-    const deleted = f.status === "D";
-    const python = f.path.endsWith(".py") || (f.oldPath?.endsWith(".py") ?? false);
-    if (!python) {
-      // Data, docs and the like: only support files matter among them.
-      if (!deleted && underDir(f.path, tests)) supportFiles.add(f.path);
-      continue;
-    }
-    const name = f.path.slice(f.path.lastIndexOf("/") + 1);
-    const isTest = isTestModule(f.path, rules);
-    if (!deleted && isTest && inTestpaths(f.path, rules)) {
-      testModules.add(f.path);
-      testChanges.push(f);
-      if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
-      continue;
-    }
-    const atG = !deleted && inPackage(f.path, where.atG);
-    const atB = f.status !== "A" && inPackage(f.oldPath ?? f.path, where.atB);
-    if ((atG || atB) && name !== "conftest.py" && !isTest) {
-      sourceFiles.add(f.path);
-      continue;
-    }
-    if (!deleted && (name === "conftest.py" || underDir(f.path, tests))) supportFiles.add(f.path);
-  }
-  return {
-    sourceFiles: [...sourceFiles].sort(),
-    testModules: [...testModules].sort(),
-    supportFiles: [...supportFiles].sort(),
-    renamedFrom,
-    testChanges,
-  };
 }
 
 /**
@@ -184,7 +127,6 @@ export function sortFiles(
  */
 export function screenChange(
   change: Change,
-  where: { atG: string; atB: string },
   context: Pick<ClassifyContext, "slug">,
 ): Classified<Screened> {
   const text = changeText(change.message);
@@ -235,7 +177,6 @@ export function screenChange(
       change,
       text,
       reference,
-      where,
       titleFix,
       ...(fragment ? { fragment } : {}),
       changelogs,
@@ -243,13 +184,16 @@ export function screenChange(
   };
 }
 
-/** The rules on which files a screened change touched, with the discovery rules in force at G. */
+/**
+ * The rules on which files a screened change touched, as its language sorted them at G: it must
+ * change source code (at most `max-source-files` files) and test code.
+ */
 export function classifyFiles(
   screened: Screened,
-  rules: PytestRules,
-  context: Pick<ClassifyContext, "maxSourceFiles" | "tests">,
+  files: SortedChange,
+  context: Pick<ClassifyContext, "maxSourceFiles">,
 ): Classified<Candidate> {
-  const { change, text, where } = screened;
+  const { change, text } = screened;
   const maybe = !screened.titleFix && screened.fragment === undefined;
   const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> => ({
     kind: "excluded",
@@ -257,22 +201,14 @@ export function classifyFiles(
     title: text.title,
     ...(detail && !maybe ? { detail } : {}),
   });
-  const files = sortFiles(change, where, rules, context.tests);
-  if (files.sourceFiles.length === 0) {
-    return excluded("no-source-change", `changes no Python file under ${where.atG}`);
-  }
+  if (files.sourceFiles.length === 0) return excluded("no-source-change", files.noSource);
   if (files.sourceFiles.length > context.maxSourceFiles) {
     return excluded(
       "too-many-source-files",
       `changes ${files.sourceFiles.length} source files (max-source-files = ${context.maxSourceFiles})`,
     );
   }
-  if (files.testModules.length === 0) {
-    return excluded(
-      "no-test-added",
-      `changes no test module${rules.from ? ` (python_files from ${rules.from})` : ""}`,
-    );
-  }
+  if (files.testChanges.length === 0) return excluded("no-test-added", files.noTests);
   return {
     kind: "candidate",
     candidate: {
@@ -284,10 +220,14 @@ export function classifyFiles(
       ...(text.pullRequest ? { pullRequest: text.pullRequest } : {}),
       merge: change.parents.length > 1,
       reference: screened.reference,
-      ...files,
-      packageDir: where.atB,
-      pythonPath: pythonPathFor(where.atB),
-      rules,
+      sourceFiles: files.sourceFiles,
+      testModules: files.testChanges.map((f) => f.path).sort(),
+      renamedFrom: files.renamedFrom,
+      supportFiles: files.supportFiles,
+      packageDir: files.packageDir,
+      pythonPath: files.pythonPath,
+      testChanges: files.testChanges,
+      ...(files.reading === undefined ? {} : { reading: files.reading }),
       titleFix: screened.titleFix,
       ...(text.branch ? { branch: text.branch } : {}),
       ...(screened.fragment ? { fragment: screened.fragment } : {}),

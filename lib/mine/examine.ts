@@ -11,8 +11,8 @@
 
 import { InterruptedError } from "../errors.ts";
 import type { Task } from "../records.ts";
-import type { AddedTests } from "./added_tests.ts";
-import type { BlobReader } from "./blobs.ts";
+import type { BlobReader } from "../blobs.ts";
+import type { AddedTests, ChangeMiner } from "../lang/mod.ts";
 import { type ChangeKind, changelogKind } from "./changelog.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
 import type { GithubClient } from "./github.ts";
@@ -24,8 +24,10 @@ import { commitStatement, githubStatement, type ResolvedStatement } from "./stat
 export interface ExaminerOptions {
   /** `[tasks] limit`. */
   limit: number;
-  /** Reads test modules and changelogs. */
-  reader: CandidateReader;
+  /** Reads the tests candidates added or changed, the way their language does. */
+  miner: ChangeMiner;
+  /** Reads changelogs (and whatever the miner reads). */
+  objects: BlobReader;
   /** GitHub, for statements and labels. */
   client?: GithubClient;
   /** The GitHub site, for issue addresses. */
@@ -36,19 +38,6 @@ export interface ExaminerOptions {
   exclude: (candidate: Candidate, reason: ExclusionReason, detail?: string) => void;
   /** Stop early. */
   signal?: AbortSignal;
-}
-
-/**
- * Reads the tests candidates added or changed: pytest's reading of test modules
- * (`TestReader`), or a Go or JavaScript runner's (`RunnerTestReader`).
- */
-export interface CandidateReader {
-  /** The blobs behind it (changelogs are read through it too). */
-  readonly blobs: BlobReader;
-  /** Start reading what {@linkcode CandidateReader.examine} will need for `batch`. */
-  prefetch(batch: readonly Candidate[]): void;
-  /** For each candidate, the tests it added or changed. */
-  examine(batch: readonly Candidate[]): Promise<AddedTests[]>;
 }
 
 type Qualifying = { candidate: Candidate; tests: AddedTests; evidence: KindEvidence[] };
@@ -89,17 +78,17 @@ export class Examiner {
 
   /** Start reading what examining `batch` needs (its git processes run meanwhile). */
   prefetch(batch: readonly Candidate[]): void {
-    this.options.reader.blobs.read(batch.flatMap(changelogNames)).catch(() => {});
-    this.options.reader.prefetch(batch);
+    this.options.objects.read(batch.flatMap(changelogNames)).catch(() => {});
+    this.options.miner.prefetch(batch);
   }
 
   /** Examine a batch of candidates (newest first), keeping tasks until the limit. */
   async examine(batch: readonly Candidate[]): Promise<void> {
     if (this.options.signal?.aborted) throw new InterruptedError();
-    const { reader, limit } = this.options;
+    const { miner, objects, limit } = this.options;
     this.examined += batch.length;
-    await reader.blobs.read(batch.flatMap(changelogNames));
-    const found = await reader.examine(batch);
+    await objects.read(batch.flatMap(changelogNames));
+    const found = await miner.addedTests(batch);
     const qualifying: Qualifying[] = [];
     batch.forEach((candidate, i) => {
       const q = this.#qualify(candidate, found[i]);
@@ -153,7 +142,7 @@ export class Examiner {
         detail: branch ? `merged branch ${branch}` : `"${candidate.title}"`,
       });
     }
-    const changelog = changelogEvidence(candidate, this.options.reader.blobs);
+    const changelog = changelogEvidence(candidate, this.options.objects);
     if (changelog) evidence.push(changelog);
     if (changelog?.says === "feature" || (!changelog && !candidate.titleFix)) {
       this.options.exclude(

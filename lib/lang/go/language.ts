@@ -5,6 +5,7 @@
  */
 
 import type { LanguageSpec } from "../types.ts";
+import { openRunnerMiner, type RunnerCode } from "../mining.ts";
 import { detectGo } from "./detect.ts";
 import { goRunner } from "./runner.ts";
 
@@ -16,4 +17,15 @@ export const go: LanguageSpec = {
   requires: [],
   detect: detectGo,
   openRunner: () => Promise.resolve(goRunner()),
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: (context) => openRunnerMiner(go, context, MINING),
+};
+
+// -- Mining -----------------------------------------------------------------------------------
+
+/** What mining counts as Go source and test code. */
+const MINING: RunnerCode = {
+  source: /\.(go|s|c|h|cc|cpp|hpp)$/,
+  tests: /_test\.go$/,
 };

@@ -6,6 +6,7 @@
  */
 
 import type { LanguageSpec } from "../types.ts";
+import { openRunnerMiner, type RunnerCode } from "../mining.ts";
 import { detectNode } from "./detect.ts";
 import { openNodeRunner } from "./runner.ts";
 
@@ -17,4 +18,15 @@ export const node: LanguageSpec = {
   requires: [],
   detect: detectNode,
   openRunner: openNodeRunner,
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: (context) => openRunnerMiner(node, context, MINING),
+};
+
+// -- Mining -----------------------------------------------------------------------------------
+
+/** What mining counts as JavaScript/TypeScript source and test code. */
+const MINING: RunnerCode = {
+  source: /\.([cm]?[jt]sx?|vue|svelte|astro)$/,
+  tests: /\.[cm]?[jt]sx?$/,
 };

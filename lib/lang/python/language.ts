@@ -6,6 +6,7 @@
 
 import type { LanguageSpec } from "../types.ts";
 import { pythonRunner } from "./runner.ts";
+import { openPythonMiner } from "./mining.ts";
 
 /** Python and pytest. */
 export const python: LanguageSpec = {
@@ -16,4 +17,7 @@ export const python: LanguageSpec = {
   // A Python project is told by its layout (a package and pytest's configuration): `init` finds it.
   detect: () => Promise.resolve(undefined),
   openRunner: (tree) => pythonRunner(tree),
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: openPythonMiner,
 };

@@ -74,3 +74,8 @@ export {
   type PythonRunnerOptions,
 } from "./runner.ts";
 export { python } from "./language.ts";
+
+// -- Mining -----------------------------------------------------------------------------------
+export { findAddedTests } from "./added_tests.ts";
+export { openPythonMiner, type SortedFiles, sortFiles } from "./mining.ts";
+export { inPackage, packageBefore, PackageTracker } from "./package.ts";

@@ -2,18 +2,17 @@
  * Which tests each candidate fix added or changed: one `git log -p -U0` per batch of candidates
  * says which lines of their test modules changed, and each module is read after the change
  * straight from git's object store (each blob once, however many candidates share it) and mapped
- * onto its tests (see `python_tests.ts`). A new module's tests are all new.
+ * onto its tests (see `outline.ts`). A new module's tests are all new.
  *
  * Requires `--allow-run=git`.
  *
  * @module
  */
 
-import { gitLineBatches } from "../git.ts";
-import { unquotePath } from "./history.ts";
-import { isTestModule, type PytestRules } from "../lang/python/mod.ts";
-import { BlobReader } from "./blobs.ts";
-import { type Change, LOG_FORMAT, LogParser, type PathChange } from "./history.ts";
+import { BlobReader } from "../../blobs.ts";
+import { gitLineBatches } from "../../git.ts";
+import { type Change, LOG_FORMAT, LogParser, type PathChange, unquotePath } from "../../history.ts";
+import type { AddedTests, ObjectReader } from "../types.ts";
 import {
   changedByHunks,
   compareOutlines,
@@ -21,19 +20,8 @@ import {
   type ModuleHunks,
   outlineTests,
   type TestOutline,
-} from "./python_tests.ts";
-
-/** The tests one change added or changed, and the test modules it changed. */
-export interface AddedTests {
-  /** Test modules added or changed (paths at G). */
-  testFiles: string[];
-  /** Tests added or changed, as `path::name` or `path::Class::name`, module by module. */
-  newTests: string[];
-  /** Those of them that are new. */
-  addedTests: string[];
-  /** Modules whose tests static reading cannot all tell (collection decides), and why. */
-  unsure: { file: string; why: string }[];
-}
+} from "./outline.ts";
+import { isTestModule, type PytestRules } from "./pytest_rules.ts";
 
 /** What {@linkcode TestReader.examine} needs of a change. */
 export interface TestChangeSet {
@@ -52,10 +40,10 @@ export class TestReader {
   #outlines = new Map<string, TestOutline | null>();
   #reading = new Map<string, Promise<Map<string, ModuleHunks>>>();
   /** The blobs behind it. */
-  readonly blobs: BlobReader;
+  readonly blobs: ObjectReader;
 
   /** A reader over `blobs` (shared with whatever else reads files of the same repository). */
-  constructor(blobs: BlobReader) {
+  constructor(blobs: ObjectReader) {
     this.blobs = blobs;
   }
 

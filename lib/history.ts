@@ -8,7 +8,7 @@
  * @module
  */
 
-import { gitLineBatches } from "../git.ts";
+import { gitLineBatches } from "./git.ts";
 
 /** One file a change touched, relative to its first parent. */
 export interface PathChange {
