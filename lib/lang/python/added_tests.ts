@@ -33,6 +33,11 @@ export interface TestChangeSet {
   testChanges: readonly PathChange[];
   /** The discovery rules in force at G. */
   rules: PytestRules;
+  /**
+   * Those of its changed modules that pytest collects only if a collected module imports them
+   * (`python_files = "__main__.py"`, whose `tests/__main__.py` imports the test classes).
+   */
+  imported?: readonly string[];
 }
 
 /** Reads and compares test modules, each blob and each outline at most once. */
@@ -52,7 +57,8 @@ export class TestReader {
     const after = f.newBlob ?? `${set.commit}:${f.path}`;
     if (f.status === "A" || f.status === "C") return { before: null, after };
     const oldPath = f.oldPath ?? f.path;
-    if (!isTestModule(oldPath, set.rules)) return { before: null, after };
+    const was = isTestModule(oldPath, set.rules) || set.imported?.includes(f.path);
+    if (!was) return { before: null, after };
     return { before: f.oldBlob ?? `${set.parent}:${oldPath}`, after };
   }
 
@@ -83,6 +89,9 @@ export class TestReader {
       const diffed = new Set<string>();
       const paths = new Set<string>();
       for (const set of sets) {
+        for (const path of set.imported ?? []) {
+          names.push(...collectorsOf(path, set.rules).map((c) => `${set.commit}:${c}`));
+        }
         for (const f of set.testChanges) {
           const sides = this.#sides(set, f);
           names.push(sides.after);
@@ -113,6 +122,7 @@ export class TestReader {
         const sides = this.#sides(set, f);
         const after = this.#outline(sides.after, set.rules);
         if (!after) continue;
+        if (set.imported?.includes(f.path) && !this.#collected(set, f.path, after)) continue;
         found.testFiles.push(f.path);
         if (sides.before === sides.after) continue; // renamed as it was: nothing changed
         const module = sides.before ? hunks.get(`${set.commit}\u0000${f.path}`) : undefined;
@@ -128,6 +138,18 @@ export class TestReader {
         }
       }
       return found;
+    });
+  }
+
+  /**
+   * Whether pytest collects the tests of a module it finds only through an import: it has tests,
+   * and a collected module beside it or above it imports it.
+   */
+  #collected(set: TestChangeSet, path: string, outline: TestOutline): boolean {
+    if (outline.tests.length === 0 && outline.dynamic.size === 0) return false;
+    return collectorsOf(path, set.rules).some((collector) => {
+      const text = this.blobs.cached(`${set.commit}:${collector}`);
+      return text !== undefined && importsModule(text, collector, path);
     });
   }
 
@@ -154,6 +176,40 @@ export class TestReader {
     }
     return parser.found;
   }
+}
+
+/**
+ * The modules that may import `path` and that pytest collects by a literal `python_files` name
+ * (`tests/__main__.py` for `tests/test_trees.py` under `python_files = "__main__.py"`): in its
+ * directory and every directory above it.
+ */
+export function collectorsOf(path: string, rules: PytestRules): string[] {
+  const literal = rules.files.filter((p) => !/[*?[]/.test(p));
+  const dirs: string[] = [];
+  for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+    dirs.push(path.slice(0, at));
+  }
+  dirs.push("");
+  return dirs.flatMap((dir) => literal.map((name) => (dir ? `${dir}/${name}` : name)))
+    .filter((c) => c !== path);
+}
+
+/**
+ * Whether the module at `from` imports the module at `path`: `from .test_trees import TestTrees`,
+ * `from tests.test_trees import *`, `import tests.test_trees`, `from . import test_trees`.
+ */
+export function importsModule(text: string, from: string, path: string): boolean {
+  const dir = from.includes("/") ? from.slice(0, from.lastIndexOf("/") + 1) : "";
+  if (!path.startsWith(dir)) return false;
+  const dotted = path.slice(dir.length).replace(/(?:\/__init__)?\.py$/, "").split("/");
+  const name = dotted.at(-1)!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const tail = dotted.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\.");
+  const statement = new RegExp(
+    String.raw`^\s*(?:from\s+(?:[\w.]*\.|\.+)?${tail}\s+import\b|import\s+(?:[\w.]+\.)?${tail}\b|` +
+      String.raw`from\s+\.+\s+import\s+(?:\(\s*)?(?:[\w\s,]*,\s*)?${name}\b)`,
+    "m",
+  );
+  return statement.test(text);
 }
 
 /** Reads `git log -p -U0` output into each commit's and file's hunks (paths after the change). */

@@ -24,6 +24,12 @@ import { inPackage, PackageTracker } from "./package.ts";
 import { inTestpaths, isTestModule, type PytestRules } from "./pytest_rules.ts";
 import { isConfigFile, mayBeConfigLine, RulesHistory } from "./rules_at.ts";
 
+/** What reading a change's tests needs: the rules at G, and the modules only an import collects. */
+interface PythonReading {
+  rules: PytestRules;
+  imported?: string[];
+}
+
 /** Where a change stands: its package after and before it, and its discovery rules' key. */
 interface PythonAt {
   where: { atG: string; atB: string };
@@ -46,6 +52,16 @@ export interface SortedFiles {
   renamedFrom: Record<string, string>;
   /** The test modules' entries in the change, with their blobs. */
   testChanges: PathChange[];
+  /**
+   * Modules among the test modules that pytest collects only if a collected module imports them
+   * (under a `python_files` that names a module, such as `__main__.py`); absent when none.
+   */
+  imported?: string[];
+}
+
+/** True when some `python_files` pattern names one module (`__main__.py`), not a glob. */
+function namesAModule(rules: PytestRules): boolean {
+  return rules.files.some((p) => !/[*?[]/.test(p));
 }
 
 /** Sort the files a change touched into source files, test modules and support files. */
@@ -60,6 +76,8 @@ export function sortFiles(
   const supportFiles = new Set<string>();
   const testChanges: PathChange[] = [];
   const renamedFrom: Record<string, string> = {};
+  const imported: string[] = [];
+  const importable = namesAModule(rules);
   for (const f of change.files) {
     const deleted = f.status === "D";
     const python = f.path.endsWith(".py") || (f.oldPath?.endsWith(".py") ?? false);
@@ -83,6 +101,14 @@ export function sortFiles(
       continue;
     }
     if (!deleted && (name === "conftest.py" || underDir(f.path, tests))) supportFiles.add(f.path);
+    // A module of the tests' own that a collected module may import: its tests then count.
+    const inTests = underDir(f.path, tests) || (rules.testpaths && inTestpaths(f.path, rules));
+    if (!deleted && importable && inTests && name !== "conftest.py" && name !== "__init__.py") {
+      testModules.add(f.path);
+      testChanges.push(f);
+      imported.push(f.path);
+      if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
+    }
   }
   return {
     sourceFiles: [...sourceFiles].sort(),
@@ -90,6 +116,7 @@ export function sortFiles(
     supportFiles: [...supportFiles].sort(),
     renamedFrom,
     testChanges,
+    ...(imported.length ? { imported: imported.sort() } : {}),
   };
 }
 
@@ -126,19 +153,25 @@ class PythonMiner implements ChangeMiner<PythonAt> {
     const rules = this.rulesAt.known(at.rules, this.objects);
     if (!rules) throw new Error(`the discovery rules at ${change.commit} were not read`);
     const { where } = at;
-    const { testModules: _, ...files } = sortFiles(change, where, rules, this.context.tests);
+    const { testModules: _, imported, ...files } = sortFiles(
+      change,
+      where,
+      rules,
+      this.context.tests,
+    );
+    const reading: PythonReading = { rules, ...(imported ? { imported } : {}) };
     return {
       ...files,
       packageDir: where.atB,
       pythonPath: pythonPathFor(where.atB),
       noSource: `changes no Python file under ${where.atG}`,
       noTests: `changes no test module${rules.from ? ` (python_files from ${rules.from})` : ""}`,
-      reading: rules,
+      reading,
     };
   }
 
   #sets(changes: readonly TestsToRead[]) {
-    return changes.map((c) => ({ ...c, rules: c.reading as PytestRules }));
+    return changes.map((c) => ({ ...c, ...(c.reading as PythonReading) }));
   }
 
   prefetch(changes: readonly TestsToRead[]): void {
