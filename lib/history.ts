@@ -328,3 +328,25 @@ export async function* firstParentHistory(
 ): AsyncGenerator<Change> {
   for await (const batch of firstParentBatches(repo, rev, options)) yield* batch;
 }
+
+/**
+ * The `git log` arguments that print the `-U0` hunks of `paths` in each of `commits` against its
+ * first parent (a merge commit's as its pull request brought them in), each commit's after a line
+ * `\x1e<sha>`.
+ */
+export function hunkLogArgs(commits: readonly string[], paths: readonly string[]): string[] {
+  return [
+    "log",
+    "--no-walk=unsorted",
+    "--diff-merges=first-parent",
+    "-p",
+    "-U0",
+    "--no-renames",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--format=%x1e%H",
+    ...commits,
+    "--",
+    ...paths.map((p) => `:(literal)${p}`),
+  ];
+}

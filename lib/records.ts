@@ -133,7 +133,7 @@ export const taskSchema = z.object({
   unsureTests: z.array(z.object({ file: z.string(), why: z.string() })).optional(),
   /** Why the change is taken for a bug fix: what each rule that spoke said. */
   evidence: z.array(z.object({
-    rule: z.enum(["title", "changelog", "label"]),
+    rule: z.enum(["title", "type", "changelog", "label", "diff"]),
     says: z.enum(["bug", "feature"]),
     detail: z.string(),
   })).optional(),
@@ -175,6 +175,11 @@ export const tasksFileSchema = z.object({
   excluded: z.array(exclusionSchema),
   /** Exclusions counted by reason. */
   counts: z.record(z.string(), z.int().nonnegative()),
+  /**
+   * Every other change left out, compactly, by reason (those `excluded` does not list, such as
+   * `not-a-fix`): `<12 hex digits of the commit>[ <what decided>]`, newest first.
+   */
+  leftOut: z.record(z.string(), z.array(z.string())).optional(),
   /** How issue texts were read (token, anonymous, offline) and what to do about it. */
   statementNote: z.string().optional(),
 });

@@ -37,6 +37,16 @@ export interface RunnerCode {
    * are always skipped and those that check types only; none when not told.
    */
   marks?(path: string, text: string, ids: readonly string[]): TestMarks;
+  /**
+   * The files that declare dependencies (`go.mod`, `package.json`) and which ones a change adds
+   * (before: null for a new file): the hidden tests of a change that adds one cannot run on B.
+   */
+  dependencies?: {
+    file: RegExp;
+    added(before: string | null, after: string): string[];
+  };
+  /** See {@linkcode ChangeMiner.typingOnly}. */
+  typingOnly?(path: string, removed: readonly string[], added: readonly string[]): boolean;
 }
 
 /** Tests a static reading can tell will check nothing when run. */
@@ -45,6 +55,11 @@ export interface TestMarks {
   skipped: string[];
   /** Checking types only (`expectTypeOf`, `assertType`). */
   typeOnly: string[];
+}
+
+/** What reading a runner-mined change's tests needs besides them: its dependency files. */
+interface RunnerReading {
+  dependencies: PathChange[];
 }
 
 /** What a runner-mined change needs of the runner. */
@@ -165,6 +180,10 @@ class RunnerMiner implements ChangeMiner<undefined> {
     for (const f of files.testChanges) {
       if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
     }
+    const deps = this.code.dependencies;
+    const dependencies = deps
+      ? change.files.filter((f) => f.status !== "D" && deps.file.test(f.path))
+      : [];
     return {
       sourceFiles: files.sourceFiles,
       testChanges: files.testChanges,
@@ -178,7 +197,38 @@ class RunnerMiner implements ChangeMiner<undefined> {
       noSource: `changes no ${this.label} source file (only tests, test data, configuration, ` +
         `documentation or housekeeping)`,
       noTests: `changes no test file ${this.runner.name} runs`,
+      ...(dependencies.length ? { reading: { dependencies } satisfies RunnerReading } : {}),
     };
+  }
+
+  typingOnly(path: string, removed: readonly string[], added: readonly string[]): boolean {
+    return this.code.typingOnly?.(path, removed, added) ?? false;
+  }
+
+  /** A dependency file's versions before and after a change, as objects to read. */
+  #dependencySides(c: TestsToRead): { path: string; before: string | null; after: string }[] {
+    const reading = c.reading as RunnerReading | undefined;
+    return (reading?.dependencies ?? []).map((f) => ({
+      path: f.path,
+      after: f.newBlob ?? `${c.commit}:${f.path}`,
+      before: f.status === "A" || f.status === "C"
+        ? null
+        : f.oldBlob ?? `${c.parent}:${f.oldPath ?? f.path}`,
+    }));
+  }
+
+  /** The dependencies a change adds, in words, when it adds any. */
+  #addedDependencies(c: TestsToRead): string | undefined {
+    const deps = this.code.dependencies;
+    if (!deps) return undefined;
+    for (const side of this.#dependencySides(c)) {
+      const after = this.objects.cached(side.after);
+      if (after === undefined) continue;
+      const before = side.before === null ? null : this.objects.cached(side.before) ?? null;
+      const added = deps.added(before, after);
+      if (added.length) return `${side.path} adds ${added.join(", ")}`;
+    }
+    return undefined;
   }
 
   /** The object names of a test file before and after a change (before: null when new). */
@@ -192,10 +242,9 @@ class RunnerMiner implements ChangeMiner<undefined> {
 
   #names(batch: readonly TestsToRead[]): string[] {
     return batch.flatMap((c) =>
-      c.testChanges.flatMap((f) => {
-        const s = this.#sides(c, f);
-        return s.before ? [s.after, s.before] : [s.after];
-      })
+      [...c.testChanges.map((f) => this.#sides(c, f)), ...this.#dependencySides(c)].flatMap((s) =>
+        s.before ? [s.after, s.before] : [s.after]
+      )
     );
   }
 
@@ -217,6 +266,8 @@ class RunnerMiner implements ChangeMiner<undefined> {
       skipped: [],
       typeOnly: [],
     };
+    const needs = this.#addedDependencies(c);
+    if (needs) found.needsDependency = needs;
     for (const f of c.testChanges) {
       const sides = this.#sides(c, f);
       const after = this.objects.cached(sides.after);

@@ -277,8 +277,6 @@ export interface SortedChange {
   noSource: string;
   /** When it changes no test file: which files would count, in the language's words. */
   noTests: string;
-  /** When the tests need a dependency the tree at B does not have: what and where. */
-  needsDependency?: string;
   /** What reading its tests needs to know of the commit (pytest's rules): the miner's own. */
   reading?: unknown;
 }
@@ -309,6 +307,8 @@ export interface AddedTests {
   skipped?: string[];
   /** Those of {@linkcode newTests} that check types only (`expectTypeOf`): no run checks them. */
   typeOnly?: string[];
+  /** When the tests need a dependency the change adds (B's environment lacks it): which. */
+  needsDependency?: string;
 }
 
 /**
@@ -332,4 +332,9 @@ export interface ChangeMiner<At = unknown> {
   prefetch(changes: readonly TestsToRead[]): void;
   /** For each change, the tests it added or changed. */
   addedTests(changes: readonly TestsToRead[]): Promise<AddedTests[]>;
+  /**
+   * Whether a change to the source file `path` (its `-U0` removed and added lines) touches only
+   * type annotations, which no test run checks; absent when the language cannot tell.
+   */
+  typingOnly?(path: string, removed: readonly string[], added: readonly string[]): boolean;
 }

@@ -74,10 +74,13 @@ export function isChangelogFile(path: string): boolean {
     .test(name);
 }
 
+/** Section headings that name bug fixes: "Bug fixes", "Bugfixes", "Fixed", "Fixes for ...". */
 const BUG_HEADING =
-  /^(?:bug\s*-?\s*fix(?:es)?|bugs?(?:\s+fixed)?|fix(?:es|ed)?|fixes\s+and\s+\w+)$/i;
+  /^(?:bug\s*-?\s*fix(?:es)?|bugs?(?:\s+fixed)?|fix(?:es|ed)?|fixes\s+(?:and\s+\w+|for\b.*|to\b.*|in\b.*)|(?:other\s+|minor\s+|important\s+)?bug\s*-?\s*fix(?:es)?\b.*|security(?:\s+fixes)?|regressions?(?:\s+fixed)?)$/i;
+/** Section headings that name features: "Features", "Added", "Enhancements", "New ...". */
 const FEATURE_HEADING =
-  /^(?:(?:new\s+)?features?|added|additions?|enhancements?|improvements?|new|what'?s\s+new)$/i;
+  /^(?:(?:new\s+|major\s+|minor\s+)?features?(?:\s+added)?|added|additions?|enhancements?|improvements?|new(?:\s+\w+)?|what'?s\s+new)$/i;
+/** The start of a version's notes: "1.2.0 (2024-01-01)", "Version 2.0", "Unreleased". */
 const VERSION_LINE = /\bv?\d+\.\d+(?:\.\d+)?\b|^unreleased\b|^in development\b/i;
 
 function headingText(line: string): string {
@@ -90,14 +93,46 @@ function headingText(line: string): string {
     .trim();
 }
 
-function kindOfHeading(line: string): ChangeKind | "version" | undefined {
+/** An underline of a reStructuredText or setext heading (`-----`, `=====`, `~~~~`). */
+const UNDERLINE = /^([-=~^*+#"'`])\1{2,}\s*$/;
+
+/**
+ * Whether line `n` of `lines` is a heading by its shape: `## Heading`, a line underlined by the
+ * next one, `**Heading**`, or a short line of its own ending in a colon (`Bugfixes:`), not an
+ * entry of a list.
+ */
+function isHeading(lines: readonly string[], n: number): boolean {
+  const line = lines[n];
+  const text = line.trim();
+  if (!text || UNDERLINE.test(text)) return false;
+  if (/^#{1,6}\s+\S/.test(text)) return true;
+  const next = lines[n + 1]?.trim() ?? "";
+  if (UNDERLINE.test(next) && next.length >= Math.min(text.length, 3) && !/^\s/.test(line)) {
+    return true;
+  }
+  if (/^(?:\*\*|__)[^*_]{2,80}(?:\*\*|__):?$/.test(text)) return true;
+  return /^[A-Z][^.!?]{1,80}:$/.test(text) && !/^\s/.test(line);
+}
+
+/**
+ * What the heading at line `n` says its section holds: bug fixes, features, the start of a
+ * version's notes, or nothing known ("Behavior changes", "Deprecations"); undefined when the line
+ * is no heading at all.
+ */
+function kindOfHeading(
+  lines: readonly string[],
+  n: number,
+): ChangeKind | "version" | "other" | undefined {
+  const line = lines[n];
   const text = headingText(line);
-  if (BUG_HEADING.test(text)) return "bug";
-  if (FEATURE_HEADING.test(text)) return "feature";
+  const heading = isHeading(lines, n);
   if (text.length < 60 && VERSION_LINE.test(text) && !/^[-*]\s/.test(line.trim())) {
     return "version";
   }
-  return undefined;
+  if (!heading && !/^[-*]\s+\*\*/.test(line.trim())) return undefined;
+  if (BUG_HEADING.test(text)) return "bug";
+  if (FEATURE_HEADING.test(text)) return "feature";
+  return heading ? "other" : undefined;
 }
 
 function kindOfEntry(line: string): ChangeKind | undefined {
@@ -136,15 +171,17 @@ export function changelogKind(before: string, after: string): ChangeKind | undef
   if (added.length === 0) return undefined;
   const kinds = new Set<ChangeKind>();
   for (const n of added) {
-    let section: ChangeKind | undefined;
-    for (let k = n; k >= 0; k--) {
-      const heading = kindOfHeading(now[k]);
+    // The nearest heading above the entry decides; one it does not know ends the search.
+    let section: ChangeKind | "other" | undefined;
+    for (let k = n - 1; k >= 0; k--) {
+      const heading = kindOfHeading(now, k);
       if (heading === "version") break;
       if (heading) {
         section = heading;
         break;
       }
     }
+    if (section === "other") continue;
     const kind = section ?? kindOfEntry(now[n]);
     if (kind) kinds.add(kind);
   }

@@ -12,7 +12,15 @@ import { type Change, type PathChange, pickFiles } from "../history.ts";
 import type { SortedChange } from "../lang/mod.ts";
 import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
-import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";
+import {
+  changeReadsLikeFix,
+  type ChangeText,
+  changeText,
+  type CommitType,
+  commitType,
+  fixesNoBug,
+  notFixWords,
+} from "./titles.ts";
 
 /** Why a change was left out, as stable codes (in the order the rules are applied). */
 export const EXCLUSION_REASONS = [
@@ -24,8 +32,15 @@ export const EXCLUSION_REASONS = [
   "too-many-source-files",
   "feature-in-changelog",
   "no-test-added",
+  "skip-only",
+  "type-only",
+  "typing-only",
+  "message-only",
+  "needs-dependency",
   "feature-label",
+  "no-statement",
   "older-change-for-same-issue",
+  "same-change",
   "over-limit",
 ] as const;
 /** Why a change was left out. */
@@ -36,8 +51,11 @@ export const COUNTED_ONLY: readonly ExclusionReason[] = ["before-since", "not-a-
 
 /** One piece of evidence on whether a change fixes a bug or adds a feature. */
 export interface KindEvidence {
-  /** The rule: the title's words, the changelog entry the change adds, or GitHub's labels. */
-  rule: "title" | "changelog" | "label";
+  /**
+   * The rule: the title's words, its conventional-commit type, the changelog entry the change
+   * adds, GitHub's labels, or what the diff touches.
+   */
+  rule: "title" | "type" | "changelog" | "label" | "diff";
   /** What it says. */
   says: ChangeKind;
   /** What it saw, in a few words. */
@@ -52,8 +70,10 @@ export interface Screened {
   text: ChangeText;
   /** The issue or pull request it is about. */
   reference: Reference;
-  /** True when its title (or merged branch) reads like a fix. */
+  /** True when its title (or merged branch, or conventional-commit type) reads like a fix. */
   titleFix: boolean;
+  /** Its conventional-commit type, when it has one (then it says bug). */
+  type?: CommitType;
   /** What its changelog fragments say, when they say one thing. */
   fragment?: { kind: ChangeKind; path: string };
   /** Changelog files it changed, to read when neither the title nor a fragment decides. */
@@ -94,8 +114,12 @@ export interface Candidate {
   testChanges: PathChange[];
   /** What its language needs to read its tests (see `SortedChange.reading`). */
   reading?: unknown;
-  /** True when its title (or merged branch) reads like a fix. */
+  /** True when its title (or merged branch, or conventional-commit type) reads like a fix. */
   titleFix: boolean;
+  /** Its conventional-commit type, when it has one (then it says bug). */
+  type?: CommitType;
+  /** True when its title is a bare merge subject (see `ChangeText.bare`). */
+  bare?: boolean;
   /** The branch a merge commit merged, when it names one. */
   branch?: string;
   /** What its changelog fragments say, when they say one thing. */
@@ -137,7 +161,12 @@ export function screenChange(
     title,
     ...(detail ? { detail } : {}),
   });
-  const titleFix = changeReadsLikeFix(text);
+  // A conventional-commit type decides before the title's words: `feat:`, `refactor:`, `docs:`
+  // fix no bug whatever follows.
+  const type = text.bare ? undefined : commitType(title);
+  if (type && type.says !== "bug") return excluded("not-a-fix", `type ${type.type}`);
+  if (type && fixesNoBug(title)) return excluded("not-a-fix", notFixWords(text));
+  const titleFix = type !== undefined || changeReadsLikeFix(text);
   const fragments = new Map<ChangeKind, string>();
   const changelogs: PathChange[] = [];
   for (const f of pickFiles(change, mayBeChangelog, mayBeChangelog)) {
@@ -152,25 +181,24 @@ export function screenChange(
     : fragments.has("feature")
     ? { kind: "feature" as const, path: fragments.get("feature")! }
     : undefined;
-  if (/^revert\b/i.test(title.trim())) return excluded("not-a-fix");
+  if (/^revert\b/i.test(title.trim())) return excluded("not-a-fix", "a revert");
   if (fragment?.kind === "feature") {
     return titleFix
       ? excluded("feature-in-changelog", `its changelog entry ${fragment.path} is a feature`)
-      : excluded("not-a-fix");
+      : excluded("not-a-fix", `adds ${fragment.path}`);
   }
   // Not a fix by its title and no fragment says so: only a changelog entry could tell.
   const maybe = !titleFix && fragment === undefined;
-  if (maybe && changelogs.length === 0) return excluded("not-a-fix");
+  const notFix = () => excluded("not-a-fix", notFixWords(text));
+  if (maybe && changelogs.length === 0) return notFix();
   if (change.parents.length === 0) {
-    return maybe
-      ? excluded("not-a-fix")
-      : excluded("root-commit", "the first commit has no parent");
+    return maybe ? notFix() : excluded("root-commit", "the first commit has no parent");
   }
   const reference = primaryReference(title, text.body, {
     slug: context.slug,
     pullRequest: text.pullRequest,
   });
-  if (!reference) return maybe ? excluded("not-a-fix") : excluded("no-issue-reference");
+  if (!reference) return maybe ? notFix() : excluded("no-issue-reference");
   return {
     kind: "candidate",
     candidate: {
@@ -178,6 +206,7 @@ export function screenChange(
       text,
       reference,
       titleFix,
+      ...(type ? { type } : {}),
       ...(fragment ? { fragment } : {}),
       changelogs,
     },
@@ -195,12 +224,10 @@ export function classifyFiles(
 ): Classified<Candidate> {
   const { change, text } = screened;
   const maybe = !screened.titleFix && screened.fragment === undefined;
-  const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> => ({
-    kind: "excluded",
-    reason: maybe ? "not-a-fix" : reason,
-    title: text.title,
-    ...(detail && !maybe ? { detail } : {}),
-  });
+  const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> =>
+    maybe
+      ? { kind: "excluded", reason: "not-a-fix", title: text.title, detail: notFixWords(text) }
+      : { kind: "excluded", reason, title: text.title, ...(detail ? { detail } : {}) };
   if (files.sourceFiles.length === 0) return excluded("no-source-change", files.noSource);
   if (files.sourceFiles.length > context.maxSourceFiles) {
     return excluded(
@@ -229,6 +256,8 @@ export function classifyFiles(
       testChanges: files.testChanges,
       ...(files.reading === undefined ? {} : { reading: files.reading }),
       titleFix: screened.titleFix,
+      ...(screened.type ? { type: screened.type } : {}),
+      ...(text.bare ? { bare: true } : {}),
       ...(text.branch ? { branch: text.branch } : {}),
       ...(screened.fragment ? { fragment: screened.fragment } : {}),
       changelogs: screened.changelogs,

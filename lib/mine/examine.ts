@@ -10,14 +10,20 @@
  */
 
 import { InterruptedError } from "../errors.ts";
-import type { Task } from "../records.ts";
 import type { BlobReader } from "../blobs.ts";
 import type { AddedTests, ChangeMiner } from "../lang/mod.ts";
-import { type ChangeKind, changelogKind } from "./changelog.ts";
+import type { Task } from "../records.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
+import {
+  changelogEvidence,
+  changelogNames,
+  decide,
+  type DiffSignals,
+  labelDecision,
+} from "./decide.ts";
+import { changedLines, type FileLines, messageOnly, typingOnly } from "./diff.ts";
 import type { GithubClient } from "./github.ts";
-import { labelEvidence, TaskIds } from "./select.ts";
-import { readsLikeFix } from "./titles.ts";
+import { TaskIds } from "./select.ts";
 import { commitStatement, githubStatement, type ResolvedStatement } from "./statement.ts";
 
 /** What the examiner needs. */
@@ -53,8 +59,11 @@ export class Examiner {
   readonly tasks: Task[] = [];
   /** Candidates examined so far. */
   examined = 0;
+  /** Tasks kept whose statement came from GitHub. */
+  fromGithub = 0;
   #ids = new TaskIds();
   #pending = new Map<Candidate, Promise<ResolvedStatement>>();
+  #lines = new Map<string, Promise<Map<string, Map<string, FileLines>>>>();
 
   /** An examiner with these options. */
   constructor(readonly options: ExaminerOptions) {}
@@ -80,6 +89,20 @@ export class Examiner {
   prefetch(batch: readonly Candidate[]): void {
     this.options.objects.read(batch.flatMap(changelogNames)).catch(() => {});
     this.options.miner.prefetch(batch);
+    this.#sourceLines(batch).catch(() => {}); // examine() reads the same and sees any failure
+  }
+
+  /** The lines each candidate of `batch` changed in its source files (one git process). */
+  #sourceLines(batch: readonly Candidate[]): Promise<Map<string, Map<string, FileLines>>> {
+    const key = batch.map((c) => c.commit).join(",");
+    let lines = this.#lines.get(key);
+    if (!lines) {
+      const { objects, signal } = this.options;
+      const paths = [...new Set(batch.flatMap((c) => c.sourceFiles))];
+      lines = changedLines(objects.repo, batch.map((c) => c.commit), paths, signal);
+      this.#lines.set(key, lines);
+    }
+    return lines;
   }
 
   /** Examine a batch of candidates (newest first), keeping tasks until the limit. */
@@ -87,11 +110,14 @@ export class Examiner {
     if (this.options.signal?.aborted) throw new InterruptedError();
     const { miner, objects, limit } = this.options;
     this.examined += batch.length;
-    await objects.read(batch.flatMap(changelogNames));
-    const found = await miner.addedTests(batch);
+    const [, found, lines] = await Promise.all([
+      objects.read(batch.flatMap(changelogNames)),
+      miner.addedTests(batch),
+      this.#sourceLines(batch),
+    ]);
     const qualifying: Qualifying[] = [];
     batch.forEach((candidate, i) => {
-      const q = this.#qualify(candidate, found[i]);
+      const q = this.#qualify(candidate, found[i], lines.get(candidate.commit));
       if (q) qualifying.push(q);
     });
     try {
@@ -104,8 +130,10 @@ export class Examiner {
           const next = qualifying[i + ahead];
           if (next) this.#statement(next.candidate);
         }
-        const task = this.#select(q, await this.#statement(q.candidate));
+        const statement = await this.#statement(q.candidate);
+        const task = this.#select(q, statement);
         if (task) {
+          if (statement.fromGithub) this.fromGithub++;
           this.tasks.push(task);
           this.options.onTask?.(this.tasks.length);
         }
@@ -131,49 +159,38 @@ export class Examiner {
     }
   }
 
-  /** A bug fix by its title or changelog, adding or changing tests; else why not. */
-  #qualify(candidate: Candidate, tests: AddedTests): Qualifying | undefined {
-    const evidence: KindEvidence[] = [];
-    if (candidate.titleFix) {
-      const branch = !readsLikeFix(candidate.title) && candidate.branch;
-      evidence.push({
-        rule: "title",
-        says: "bug",
-        detail: branch ? `merged branch ${branch}` : `"${candidate.title}"`,
-      });
-    }
+  /** A bug fix by the evidence, adding or changing tests a run can check; else why not. */
+  #qualify(
+    candidate: Candidate,
+    tests: AddedTests,
+    lines: ReadonlyMap<string, FileLines> | undefined,
+  ): Qualifying | undefined {
+    const files = lines ?? new Map<string, FileLines>();
+    const diff: DiffSignals = {
+      typingOnly: typingOnly(files, this.options.miner),
+      messageOnly: messageOnly(files),
+    };
     const changelog = changelogEvidence(candidate, this.options.objects);
-    if (changelog) evidence.push(changelog);
-    if (changelog?.says === "feature" || (!changelog && !candidate.titleFix)) {
-      this.options.exclude(
-        candidate,
-        candidate.titleFix ? "feature-in-changelog" : "not-a-fix",
-        candidate.titleFix ? changelog?.detail : undefined,
-      );
+    const decided = decide(candidate, tests, changelog, diff);
+    if ("reason" in decided) {
+      this.options.exclude(candidate, decided.reason, decided.detail);
       return undefined;
     }
-    if (tests.newTests.length === 0 && tests.unsure.length === 0) {
-      this.options.exclude(
-        candidate,
-        "no-test-added",
-        `changes ${
-          (tests.testFiles.length ? tests.testFiles : candidate.testModules).join(", ") ||
-          "test modules"
-        } but adds or changes no test`,
-      );
-      return undefined;
-    }
-    return { candidate, tests, evidence };
+    return { candidate, tests, evidence: decided.evidence };
   }
 
   /** Keep a qualifying candidate as a task, or say why not (a feature by its labels, a repeat). */
   #select(q: Qualifying, statement: ResolvedStatement): Task | undefined {
     const { candidate, tests } = q;
     const evidence = [...q.evidence];
-    const label = labelEvidence(statement.labels);
-    if (label) evidence.push(label);
-    if (label?.says === "feature" && !evidence.some((e) => e.rule === "changelog")) {
-      this.options.exclude(candidate, "feature-label", label.detail);
+    const labelled = labelDecision(statement.labels, evidence);
+    if ("reason" in labelled) {
+      this.options.exclude(candidate, labelled.reason, labelled.detail);
+      return undefined;
+    }
+    if (labelled.label) evidence.push(labelled.label);
+    if (statement.none) {
+      this.options.exclude(candidate, "no-statement", statement.none);
       return undefined;
     }
     const numbers = [
@@ -215,48 +232,4 @@ export class Examiner {
 function support(files: readonly string[], testFiles: readonly string[]) {
   const left = files.filter((f) => !testFiles.includes(f));
   return left.length ? { supportFiles: left } : {};
-}
-
-/** The changelog files a candidate's kind may depend on, as objects to read. */
-function changelogNames(candidate: Candidate): string[] {
-  if (candidate.fragment || candidate.changelogs.length === 0) return [];
-  return candidate.changelogs.flatMap((f) => [
-    f.newBlob ?? `${candidate.commit}:${f.path}`,
-    ...(f.status === "A" ? [] : [f.oldBlob ?? `${candidate.parent}:${f.oldPath ?? f.path}`]),
-  ]);
-}
-
-/** What the changelog says of a candidate: its fragment's type, or the section of its entry. */
-function changelogEvidence(
-  candidate: Candidate,
-  blobs: BlobReader,
-): KindEvidence | undefined {
-  if (candidate.fragment) {
-    return {
-      rule: "changelog",
-      says: candidate.fragment.kind,
-      detail: `adds ${candidate.fragment.path}`,
-    };
-  }
-  const kinds = new Set<ChangeKind>();
-  let where = "";
-  for (const f of candidate.changelogs) {
-    const after = blobs.cached(f.newBlob ?? `${candidate.commit}:${f.path}`);
-    if (after === undefined) continue;
-    const before = f.status === "A"
-      ? ""
-      : blobs.cached(f.oldBlob ?? `${candidate.parent}:${f.oldPath ?? f.path}`) ?? "";
-    const kind = changelogKind(before, after);
-    if (kind) {
-      kinds.add(kind);
-      where = f.path;
-    }
-  }
-  if (kinds.size !== 1) return undefined;
-  const says = [...kinds][0];
-  return {
-    rule: "changelog",
-    says,
-    detail: `its entry in ${where} is under ${says === "bug" ? "bug fixes" : "features"}`,
-  };
 }

@@ -16,6 +16,8 @@ export class Ledger {
   readonly excluded: Exclusion[] = [];
   /** Left out, counted by reason. */
   readonly counts: Record<string, number> = {};
+  /** The rest, compactly by reason: `<sha12>[ <what decided>]` (see `TasksFile.leftOut`). */
+  readonly compact: Record<string, string[]> = {};
 
   /** Count `n` changes left out for `reason`. */
   count(reason: ExclusionReason, n = 1): void {
@@ -29,7 +31,11 @@ export class Ledger {
     detail?: string,
   ): void {
     this.count(reason);
-    if (COUNTED_ONLY.includes(reason)) return;
+    if (COUNTED_ONLY.includes(reason)) {
+      const entry = detail ? `${change.commit.slice(0, 12)} ${detail}` : change.commit.slice(0, 12);
+      (this.compact[reason] ??= []).push(entry);
+      return;
+    }
     this.excluded.push({
       commit: change.commit,
       title: change.title,
@@ -43,6 +49,18 @@ export class Ledger {
     const position = new Map(order.map((commit, i) => [commit, i]));
     return [...this.excluded].sort((a, b) =>
       (position.get(a.commit) ?? 0) - (position.get(b.commit) ?? 0)
+    );
+  }
+
+  /** The compact record, each reason's entries in walk order. */
+  leftOut(order: readonly string[]): Record<string, string[]> {
+    const position = new Map(order.map((commit, i) => [commit.slice(0, 12), i]));
+    const at = (entry: string) => position.get(entry.slice(0, 12)) ?? 0;
+    return Object.fromEntries(
+      Object.entries(this.compact).map(([reason, list]) => [
+        reason,
+        [...list].sort((a, b) => at(a) - at(b)),
+      ]),
     );
   }
 

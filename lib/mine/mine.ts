@@ -176,7 +176,7 @@ async function mine(
   ledger.count("before-since", history - walked.walked);
   const file = tasksFile(start, history, walked, examiner, ledger, {
     failed: client?.failed ?? false,
-    statementNote: accessNote(start.setup, client, examiner.tasks),
+    statementNote: accessNote(start.setup, client, examiner.tasks, examiner),
   });
   if (options.signal?.aborted) throw new InterruptedError();
   await project.results.ensure();
@@ -267,6 +267,7 @@ function tasksFile(
     // Newest first, as history was walked.
     excluded: ledger.listed(walked.order),
     counts: ledger.sortedCounts(),
+    leftOut: ledger.leftOut(walked.order),
     statementNote: github.statementNote,
   };
 }

@@ -21,3 +21,4 @@ export {
   taskId,
   TASKS_FILE,
 } from "./mine.ts";
+export { type CommitDecision, whyCommit } from "./why.ts";

@@ -5,7 +5,8 @@
  */
 
 import type { LanguageSpec } from "../types.ts";
-import { openRunnerMiner, type RunnerCode } from "../mining.ts";
+import { openRunnerMiner } from "../mining.ts";
+import { GO_MINING } from "./mining.ts";
 import { detectGo } from "./detect.ts";
 import { goRunner } from "./runner.ts";
 
@@ -19,13 +20,5 @@ export const go: LanguageSpec = {
   openRunner: () => Promise.resolve(goRunner()),
 
   // -- Mining ---------------------------------------------------------------------------------
-  openMiner: (context) => openRunnerMiner(go, context, MINING),
-};
-
-// -- Mining -----------------------------------------------------------------------------------
-
-/** What mining counts as Go source and test code. */
-const MINING: RunnerCode = {
-  source: /\.(go|s|c|h|cc|cpp|hpp)$/,
-  tests: /_test\.go$/,
+  openMiner: (context) => openRunnerMiner(go, context, GO_MINING),
 };

@@ -6,7 +6,8 @@
  */
 
 import type { LanguageSpec } from "../types.ts";
-import { openRunnerMiner, type RunnerCode } from "../mining.ts";
+import { openRunnerMiner } from "../mining.ts";
+import { NODE_MINING } from "./mining.ts";
 import { detectNode } from "./detect.ts";
 import { openNodeRunner } from "./runner.ts";
 
@@ -20,13 +21,5 @@ export const node: LanguageSpec = {
   openRunner: openNodeRunner,
 
   // -- Mining ---------------------------------------------------------------------------------
-  openMiner: (context) => openRunnerMiner(node, context, MINING),
-};
-
-// -- Mining -----------------------------------------------------------------------------------
-
-/** What mining counts as JavaScript/TypeScript source and test code. */
-const MINING: RunnerCode = {
-  source: /\.([cm]?[jt]sx?|vue|svelte|astro)$/,
-  tests: /\.[cm]?[jt]sx?$/,
+  openMiner: (context) => openRunnerMiner(node, context, NODE_MINING),
 };

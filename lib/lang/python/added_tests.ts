@@ -11,7 +11,14 @@
 
 import { BlobReader } from "../../blobs.ts";
 import { gitLineBatches } from "../../git.ts";
-import { type Change, LOG_FORMAT, LogParser, type PathChange, unquotePath } from "../../history.ts";
+import {
+  type Change,
+  hunkLogArgs,
+  LOG_FORMAT,
+  LogParser,
+  type PathChange,
+  unquotePath,
+} from "../../history.ts";
 import type { AddedTests, ObjectReader } from "../types.ts";
 import {
   changedByHunks,
@@ -21,6 +28,7 @@ import {
   outlineTests,
   type TestOutline,
 } from "./outline.ts";
+import { pythonMarks } from "./marks.ts";
 import { isTestModule, type PytestRules } from "./pytest_rules.ts";
 
 /** What {@linkcode TestReader.examine} needs of a change. */
@@ -131,8 +139,14 @@ export class TestReader {
           : sides.before
           ? { changed: [], added: [] }
           : compareOutlines(null, after);
-        found.newTests.push(...changes.changed.map((id) => `${f.path}::${id}`));
+        const ids = changes.changed.map((id) => `${f.path}::${id}`);
+        found.newTests.push(...ids);
         found.addedTests.push(...changes.added.map((id) => `${f.path}::${id}`));
+        if (ids.length) {
+          const marks = pythonMarks(this.blobs.cached(sides.after) ?? "", ids);
+          (found.skipped ??= []).push(...marks.skipped);
+          (found.typeOnly ??= []).push(...marks.typeOnly);
+        }
         if ("unsure" in changes && changes.unsure) {
           found.unsure.push({ file: f.path, why: changes.unsure });
         }
@@ -155,20 +169,7 @@ export class TestReader {
 
   /** The `-U0` hunks of `paths` in each of `commits`, against the first parent. */
   async #hunks(commits: string[], paths: string[]): Promise<Map<string, ModuleHunks>> {
-    const args = [
-      "log",
-      "--no-walk=unsorted",
-      "--diff-merges=first-parent",
-      "-p",
-      "-U0",
-      "--no-renames",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--format=%x1e%H",
-      ...commits,
-      "--",
-      ...paths.map((p) => `:(literal)${p}`),
-    ];
+    const args = hunkLogArgs(commits, paths);
     const parser = new HunkParser();
     const signal = this.blobs.signal;
     for await (const lines of gitLineBatches(args, { cwd: this.blobs.repo, signal })) {

@@ -23,6 +23,7 @@ import { TestReader } from "./added_tests.ts";
 import { inPackage, PackageTracker } from "./package.ts";
 import { inTestpaths, isTestModule, type PytestRules } from "./pytest_rules.ts";
 import { isConfigFile, mayBeConfigLine, RulesHistory } from "./rules_at.ts";
+import { pythonTypingOnly } from "./typing_only.ts";
 
 /** What reading a change's tests needs: the rules at G, and the modules only an import collects. */
 interface PythonReading {
@@ -180,6 +181,10 @@ class PythonMiner implements ChangeMiner<PythonAt> {
 
   addedTests(changes: readonly TestsToRead[]): Promise<AddedTests[]> {
     return this.#reader.examine(this.#sets(changes));
+  }
+
+  typingOnly(path: string, removed: readonly string[], added: readonly string[]): boolean {
+    return pythonTypingOnly(path, removed, added);
   }
 }
 
