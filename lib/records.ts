@@ -168,7 +168,12 @@ export const tasksFileSchema = z.object({
   kind: z.literal("tasks"),
   /** Hash of the config keys and HEAD that produced this file. */
   inputsKey: z.string(),
-  repository: z.object({ head: z.string(), branch: z.string() }),
+  repository: z.object({
+    head: z.string(),
+    branch: z.string(),
+    /** With `[tasks] branches`: every branch mined and its tip, the first as above. */
+    branches: z.array(z.object({ name: z.string(), head: z.string() })).optional(),
+  }),
   /** Commits examined on first-parent history. */
   examined: z.int().nonnegative(),
   tasks: z.array(taskSchema),
@@ -182,6 +187,8 @@ export const tasksFileSchema = z.object({
   leftOut: z.record(z.string(), z.array(z.string())).optional(),
   /** How issue texts were read (token, anonymous, offline) and what to do about it. */
   statementNote: z.string().optional(),
+  /** When another branch holds the fixes the default branch's history lacks: what to set. */
+  branchNote: z.string().optional(),
 });
 /** `tasks.json`. */
 export type TasksFile = z.infer<typeof tasksFileSchema>;

@@ -73,7 +73,9 @@ export function renderTasks(
   const head = file.repository.head.slice(0, 10);
   out.push(
     `${p.bold(plural(file.tasks.length, "task"))} from ${plural(file.examined, "change")} on ` +
-      `${file.repository.branch} (HEAD ${head})`,
+      `${
+        file.repository.branches?.map((b) => b.name).join(", ") ?? file.repository.branch
+      } (HEAD ${head})`,
   );
   if (file.tasks.length) out.push("");
   const width = Math.max(0, ...file.tasks.map((t) => t.id.length));
@@ -109,6 +111,7 @@ export function renderTasks(
       out.push(p.dim(`  ... ${file.excluded.length - max} more in ${options.path}`));
     }
   }
+  if (file.branchNote) out.push("", `${p.warn("Other branches:")} ${file.branchNote}`);
   const sources = statementSources(file.tasks);
   const statements = [sources ? `${sources}.` : "", file.statementNote ?? ""].filter(Boolean);
   if (statements.length) out.push("", `${p.dim("Statements:")} ${statements.join(" ")}`);

@@ -34,7 +34,8 @@ export interface RunnerCode {
   tests: RegExp;
   /**
    * Of the tests a change added or changed in one file (its text after the change), those that
-   * are always skipped and those that check types only; none when not told.
+   * are always skipped and those that check types only, when every one of them is either (else
+   * none: a file with one test a run checks is no file of tests that check nothing).
    */
   marks?(path: string, text: string, ids: readonly string[]): TestMarks;
   /**

@@ -303,9 +303,12 @@ export interface AddedTests {
   addedTests: string[];
   /** Files whose tests static reading cannot all tell (collection decides), and why. */
   unsure: { file: string; why: string }[];
-  /** Those of {@linkcode newTests} that are always skipped (`it.skip`, `t.Skip()` first). */
+  /**
+   * Those of {@linkcode newTests} that are always skipped (`it.skip`, `t.Skip()` first), read
+   * only where every new test of a file is skipped or checks types only.
+   */
   skipped?: string[];
-  /** Those of {@linkcode newTests} that check types only (`expectTypeOf`): no run checks them. */
+  /** Those of {@linkcode newTests} that check types only (`expectTypeOf`), read the same way. */
   typeOnly?: string[];
   /** When the tests need a dependency the change adds (B's environment lacks it): which. */
   needsDependency?: string;

@@ -154,19 +154,31 @@ function kindOfEntry(line: string): ChangeKind | undefined {
  * nothing, or say both.
  */
 export function changelogKind(before: string, after: string): ChangeKind | undefined {
-  const old = before.replace(/\r\n?/g, "\n").split("\n");
-  const now = after.replace(/\r\n?/g, "\n").split("\n");
-  let top = 0;
-  while (top < old.length && top < now.length && old[top] === now[top]) top++;
-  let bottom = 0;
+  // A changelog is long and a change adds a few lines: split only the lines from the top of the
+  // file to the end of what changed (the headings above an entry are all that is read).
+  const a = before.includes("\r") ? before.replace(/\r\n?/g, "\n") : before;
+  const b = after.includes("\r") ? after.replace(/\r\n?/g, "\n") : after;
+  let first = 0;
+  const shorter = Math.min(a.length, b.length);
+  while (first < shorter && a.charCodeAt(first) === b.charCodeAt(first)) first++;
+  let last = 0;
   while (
-    bottom < old.length - top && bottom < now.length - top &&
-    old[old.length - 1 - bottom] === now[now.length - 1 - bottom]
-  ) bottom++;
-  const oldSet = new Set(old.slice(top, old.length - bottom));
+    last < shorter - first &&
+    a.charCodeAt(a.length - 1 - last) === b.charCodeAt(b.length - 1 - last)
+  ) last++;
+  const start = b.lastIndexOf("\n", first - 1) + 1;
+  const endAt = b.indexOf("\n", b.length - last);
+  const end = endAt < 0 ? b.length : endAt;
+  const nextLine = b.indexOf("\n", end + 1);
+  const now = b.slice(0, nextLine < 0 ? b.length : nextLine).split("\n");
+  const top = b.slice(0, start).split("\n").length - 1;
+  const bottomLine = b.slice(0, end).split("\n").length;
+  const oldStart = a.lastIndexOf("\n", first - 1) + 1;
+  const oldEndAt = a.indexOf("\n", a.length - last);
+  const oldSet = new Set(a.slice(oldStart, oldEndAt < 0 ? a.length : oldEndAt).split("\n"));
   const added: number[] = [];
-  for (let n = top; n < now.length - bottom; n++) {
-    if (now[n].trim() && !oldSet.has(now[n])) added.push(n);
+  for (let n = top; n < bottomLine; n++) {
+    if (now[n]?.trim() && !oldSet.has(now[n])) added.push(n);
   }
   if (added.length === 0) return undefined;
   const kinds = new Set<ChangeKind>();

@@ -40,6 +40,11 @@ export interface ExaminerOptions {
   site?: { api: string; repository: string };
   /** Called as each task is kept. */
   onTask?: (done: number) => void;
+  /**
+   * The patch-id of each of some commits, when several branches are mined: a candidate with the
+   * patch-id of a task kept already is the same change, landed twice.
+   */
+  patchIds?: (commits: string[]) => Promise<Map<string, string>>;
   /** Records a left-out candidate. */
   exclude: (candidate: Candidate, reason: ExclusionReason, detail?: string) => void;
   /** Stop early. */
@@ -64,6 +69,8 @@ export class Examiner {
   #ids = new TaskIds();
   #pending = new Map<Candidate, Promise<ResolvedStatement>>();
   #lines = new Map<string, Promise<Map<string, Map<string, FileLines>>>>();
+  /** Patch-id → the commit of the task kept with it. */
+  #patches = new Map<string, string>();
 
   /** An examiner with these options. */
   constructor(readonly options: ExaminerOptions) {}
@@ -120,8 +127,19 @@ export class Examiner {
       const q = this.#qualify(candidate, found[i], lines.get(candidate.commit));
       if (q) qualifying.push(q);
     });
+    const patches = await this.options.patchIds?.(qualifying.map((q) => q.candidate.commit));
     try {
       for (const [i, q] of qualifying.entries()) {
+        const patch = patches?.get(q.candidate.commit);
+        const twin = patch && this.#patches.get(patch);
+        if (twin) {
+          this.options.exclude(
+            q.candidate,
+            "same-change",
+            `the same change as ${twin.slice(0, 10)}`,
+          );
+          continue;
+        }
         if (this.done) {
           this.options.exclude(q.candidate, "over-limit", `limit = ${limit}, newest first`);
           continue;
@@ -133,6 +151,7 @@ export class Examiner {
         const statement = await this.#statement(q.candidate);
         const task = this.#select(q, statement);
         if (task) {
+          if (patch) this.#patches.set(patch, task.commit);
           if (statement.fromGithub) this.fromGithub++;
           this.tasks.push(task);
           this.options.onTask?.(this.tasks.length);

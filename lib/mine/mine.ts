@@ -21,12 +21,13 @@ import type { Candidate } from "./classify.ts";
 import { Examiner } from "./examine.ts";
 import type { EnvLike, GithubClient } from "./github.ts";
 import { Ledger } from "./ledger.ts";
-import { type Walked, walkHistory } from "./walk.ts";
+import { type Branch, branchesOf, branchHint, patchIds } from "./branches.ts";
+import { walkBranches, type Walked } from "./walk.ts";
 
 export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 3;
+export const MINER_VERSION = 4;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";
@@ -89,6 +90,8 @@ export interface MineResult {
 interface Start {
   head: string;
   branch: string;
+  /** The branches to mine, the default (or first) one first. */
+  branches: Branch[];
   setup: GithubSetup;
   key: string;
 }
@@ -127,25 +130,30 @@ async function mine(
     if (saved?.inputsKey === start.key) return { file: saved, cached: true, path };
   }
   const config = project.config;
+  const repo = project.repository;
   // With `since`, the walk stops early; the commits it did not read are counted by git.
-  const total = config.tasks.since ? firstParentCount(project.repository, start.head) : undefined;
-  const objects = new BlobReader(project.repository, options.signal);
+  const total = config.tasks.since ? firstParentCount(repo, start.head) : undefined;
+  const objects = new BlobReader(repo, options.signal);
   const ledger = new Ledger();
   const client = clientFor(project, start.setup, {
     refresh: options.refresh,
     signal: options.signal,
     ...options.github,
   });
-  const miner = await languageOf(config.project.language).openMiner({
-    repo: project.repository,
-    head: start.head,
-    objects,
-    source: config.project.source,
-    tests: config.project.tests,
-  });
+  const language = languageOf(config.project.language);
+  const branches = await Promise.all(start.branches.map(async (branch) => ({
+    head: branch.head,
+    miner: await language.openMiner({
+      repo,
+      head: branch.head,
+      objects,
+      source: config.project.source,
+      tests: config.project.tests,
+    }),
+  })));
   const examiner = new Examiner({
     limit: config.tasks.limit,
-    miner,
+    miner: branches[0].miner,
     objects,
     client,
     site: start.setup.repository
@@ -154,12 +162,13 @@ async function mine(
     onTask: (done) =>
       options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
     exclude: (c, reason, detail) => ledger.exclude(c, reason, detail),
+    ...(branches.length > 1
+      ? { patchIds: (commits: string[]) => patchIds(repo, commits, options.signal) }
+      : {}),
     signal: options.signal,
   });
-  const walked = await walkHistory({
-    repo: project.repository,
-    head: start.head,
-    miner,
+  const walked = await walkBranches(branches, {
+    repo,
     objects,
     since: config.tasks.since,
     maxSourceFiles: config.tasks.maxSourceFiles,
@@ -172,12 +181,19 @@ async function mine(
   });
   options.onProgress?.({ stage: "tests", candidates: walked.candidates.length });
   await examineNewestFirst(examiner, walked.candidates, config.tasks.limit);
-  const history = total === undefined ? walked.walked : await total;
+  const branchNote = branches.length > 1 ? undefined : await branchHint(repo, {
+    branch: start.branch,
+    walked: new Set(walked.order),
+    tasks: examiner.tasks.length,
+    limit: config.tasks.limit,
+  }, options.signal);
+  const history = total === undefined ? walked.walked : walked.walked - walked.first + await total;
   ledger.count("before-since", history - walked.walked);
   const file = tasksFile(start, history, walked, examiner, ledger, {
     failed: client?.failed ?? false,
     statementNote: accessNote(start.setup, client, examiner.tasks, examiner),
   });
+  if (branchNote) file.branchNote = branchNote;
   if (options.signal?.aborted) throw new InterruptedError();
   await project.results.ensure();
   await project.results.write(TASKS_FILE, file);
@@ -208,16 +224,22 @@ async function begin(project: Project, options: MineOptions): Promise<Start> {
   const [checked, found] = await Promise.allSettled([checkRepository(repo), defaultBranch(repo)]);
   if (checked.status === "rejected") throw checked.reason;
   if (found.status === "rejected") throw found.reason;
-  const branch = found.value;
-  const [head, setup] = await Promise.all([
-    revParse(repo, branch),
+  const defaultName = found.value;
+  const [defaultHead, setup] = await Promise.all([
+    revParse(repo, defaultName),
     githubSetup(project, { env: options.env }),
   ]);
+  const branches = await branchesOf(repo, config.tasks.branches, {
+    name: defaultName,
+    head: defaultHead,
+  });
+  const { name: branch, head } = branches[0];
   const key = inputsKey({
     miner: MINER_VERSION,
     language: config.project.language,
     head,
     branch,
+    ...(branches.length > 1 ? { branches } : {}),
     source: config.project.source,
     tests: config.project.tests,
     maxSourceFiles: config.tasks.maxSourceFiles,
@@ -227,7 +249,7 @@ async function begin(project: Project, options: MineOptions): Promise<Start> {
     api: setup.api,
     token: setup.tokenSource,
   });
-  return { head, branch, setup, key };
+  return { head, branch, branches, setup, key };
 }
 
 /**
@@ -261,7 +283,11 @@ function tasksFile(
     kind: "tasks",
     // When GitHub failed, the next run tries again instead of reusing this file.
     inputsKey: github.failed ? `${start.key}-retry` : start.key,
-    repository: { head: start.head, branch: start.branch },
+    repository: {
+      head: start.head,
+      branch: start.branch,
+      ...(start.branches.length > 1 ? { branches: start.branches } : {}),
+    },
     examined: history,
     tasks: examiner.tasks,
     // Newest first, as history was walked.

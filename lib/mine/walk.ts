@@ -39,6 +39,8 @@ export interface WalkOptions {
   ledger: Ledger;
   /** Start reading what examining the first candidates needs. */
   prefetch(batch: readonly Candidate[]): void;
+  /** Commits another branch's walk read already: the walk ends at the first of them. */
+  stopAt?: ReadonlySet<string>;
   /** Called every 5,000 commits walked. */
   onProgress?(walked: number): void;
   /** Stop early. */
@@ -144,14 +146,15 @@ export async function walkHistory(options: WalkOptions): Promise<Walked> {
   const { miner, ledger, since } = options;
   const sorter = new Sorter(options);
   const walked: Walked = { walked: 0, order: [], candidates: [] };
-  const step = (change: Change) => {
+  const step = (change: Change): boolean => {
+    if (options.stopAt?.has(change.commit)) return false;
     walked.walked++;
     walked.order.push(change.commit);
     if (walked.walked % 5000 === 0) options.onProgress?.(walked.walked);
     const at = miner.step(change);
     if (since && change.time * 1000 < since.getTime()) {
       ledger.count("before-since");
-      return;
+      return true;
     }
     const result = screenChange(change, { slug: options.slug });
     if (result.kind === "candidate") {
@@ -159,12 +162,48 @@ export async function walkHistory(options: WalkOptions): Promise<Walked> {
     } else {
       ledger.exclude({ commit: change.commit, title: result.title }, result.reason, result.detail);
     }
+    return true;
   };
   const batches = firstParentBatches(options.repo, options.head, {
     signal: options.signal,
     since,
   });
-  for await (const batch of batches) for (const change of batch) step(change);
+  walk: for await (const batch of batches) {
+    for (const change of batch) if (!step(change)) break walk;
+  }
   walked.candidates = await sorter.finish();
   return walked;
+}
+
+/** What {@linkcode walkBranches} needs beside each branch's tip and miner. */
+export type BranchWalkOptions = Omit<WalkOptions, "head" | "miner" | "stopAt">;
+
+/**
+ * Walk each branch's first-parent history in turn, each until it reaches a commit an earlier
+ * branch's walk read (where the histories join), with the branch's own miner; the candidates of
+ * all, newest first (by commit time; the earlier branch's first on a tie).
+ */
+export async function walkBranches(
+  branches: readonly { head: string; miner: ChangeMiner }[],
+  options: BranchWalkOptions,
+): Promise<Walked & { first: number }> {
+  const seen = new Set<string>();
+  const all: Walked & { first: number } = { walked: 0, order: [], candidates: [], first: 0 };
+  for (const [i, branch] of branches.entries()) {
+    const walked = await walkHistory({
+      ...options,
+      head: branch.head,
+      miner: branch.miner,
+      stopAt: seen,
+      // Only the first branch's newest candidates are the first batch to read ahead.
+      prefetch: i === 0 ? options.prefetch : () => {},
+    });
+    if (i === 0) all.first = walked.walked;
+    for (const commit of walked.order) seen.add(commit);
+    all.walked += walked.walked;
+    all.order.push(...walked.order);
+    all.candidates.push(...walked.candidates);
+  }
+  if (branches.length > 1) all.candidates.sort((a, b) => b.time - a.time);
+  return all;
 }

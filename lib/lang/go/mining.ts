@@ -33,20 +33,24 @@ export function goModAdded(before: string | null, after: string): string[] {
   return [...required(after)].filter((m) => !old.has(m)).sort();
 }
 
-/** Of a test file's tests, those whose function skips before it checks anything. */
+/**
+ * Of a test file's tests, those whose function skips before it checks anything, when all of them
+ * do (else none).
+ */
 export function goMarks(_path: string, text: string, ids: readonly string[]): TestMarks {
-  const skipped = ids.filter((id) => {
+  const none = { skipped: [], typeOnly: [] };
+  for (const id of ids) {
     const parsed = parseId(id);
-    if (!parsed || parsed.path.length !== 1) return false;
+    if (!parsed) return none;
     const name = parsed.path[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    return new RegExp(
+    const skips = new RegExp(
       String
         .raw`^func\s+${name}\s*\(\s*\w+\s+\*testing\.[TB]\s*\)\s*\{\s*\n\s*\w+\.Skip(?:f|Now)?\(`,
       "m",
-    )
-      .test(text);
-  });
-  return { skipped, typeOnly: [] };
+    );
+    if (!skips.test(text)) return none;
+  }
+  return { skipped: [...ids], typeOnly: [] };
 }
 
 /** What mining counts as Go source and test code, and what it reads of a change's tests. */

@@ -24,10 +24,14 @@ function declaration(text: string, name: string): { callee: string; at: number }
   return m ? { callee: m[1], at: m.index } : undefined;
 }
 
-/** Of a test file's tests (`file > describe > name`), those always skipped or only typed. */
+/**
+ * Of a test file's tests (`file > describe > name`), those always skipped and those only typed,
+ * when every one is either (else none).
+ */
 export function nodeMarks(_path: string, text: string, ids: readonly string[]): TestMarks {
   const skipped: string[] = [];
   const typeOnly: string[] = [];
+  const none = { skipped: [], typeOnly: [] };
   for (const id of ids) {
     const [, ...names] = id.split(" > ");
     const calls = names.map((n) => declaration(text, n));
@@ -36,14 +40,15 @@ export function nodeMarks(_path: string, text: string, ids: readonly string[]): 
       continue;
     }
     const own = calls.at(-1);
-    if (!own) continue;
+    if (!own) return none;
     // The test's own text: up to the next test or suite declared after it.
     const rest = text.slice(own.at + own.callee.length);
     const next = rest.slice(1).search(/\b(?:it|test|describe|suite)(?:\.\w+)*\s*\(/);
     const body = next < 0 ? rest : rest.slice(0, next + 1);
-    if (/\b(?:expectTypeOf|assertType)\b/.test(body) && !/\b(?:expect|assert)\s*\(/.test(body)) {
-      typeOnly.push(id);
+    if (!/\b(?:expectTypeOf|assertType)\b/.test(body) || /\b(?:expect|assert)\s*\(/.test(body)) {
+      return none;
     }
+    typeOnly.push(id);
   }
   return { skipped, typeOnly };
 }

@@ -13,16 +13,23 @@ import type { TestMarks } from "../mining.ts";
 const SKIP_DECORATOR = /^\s*@(?:pytest\.mark\.skip|unittest\.skip|skip)\b(?!if|If|Unless)/;
 const SKIP_FIRST = /^\s*(?:pytest\.skip|self\.skipTest|raise\s+(?:unittest\.)?SkipTest)\s*\(/;
 
-/** The line where `def name` (inside `class`, when given) starts, or -1. */
-function definition(lines: readonly string[], name: string, inClass?: string): number {
-  let from = 0;
-  if (inClass) {
-    from = lines.findIndex((l) => new RegExp(String.raw`^\s*class\s+${inClass}\b`).test(l));
-    if (from < 0) return -1;
+const DEF_OR_CLASS = /^\s*(?:(?:async\s+)?def|(class))\s+(\w+)/;
+
+/** Where each function and class of a module starts: name → lines, in order. */
+function definitions(
+  lines: readonly string[],
+): { defs: Map<string, number[]>; classes: Map<string, number> } {
+  const defs = new Map<string, number[]>();
+  const classes = new Map<string, number>();
+  for (const [n, line] of lines.entries()) {
+    if (!line.includes("def ") && !line.includes("class ")) continue;
+    const m = DEF_OR_CLASS.exec(line);
+    if (!m) continue;
+    if (m[1]) {
+      if (!classes.has(m[2])) classes.set(m[2], n);
+    } else defs.set(m[2], [...(defs.get(m[2]) ?? []), n]);
   }
-  const def = new RegExp(String.raw`^\s*(?:async\s+)?def\s+${name}\s*\(`);
-  for (let n = Math.max(0, from); n < lines.length; n++) if (def.test(lines[n])) return n;
-  return -1;
+  return { defs, classes };
 }
 
 /** The decorator lines right above line `at`. */
@@ -51,21 +58,30 @@ function body(lines: readonly string[], at: number): string[] {
   return out;
 }
 
-/** Of a test module's tests (`path::Class::name` ids), those skipped always and typed only. */
+/**
+ * Of a test module's tests (`path::Class::name` ids), those skipped always and those typed only,
+ * when every one is either (else none: the reading stops at the first test a run checks).
+ */
 export function pythonMarks(text: string, ids: readonly string[]): TestMarks {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const skipped: string[] = [];
   const typeOnly: string[] = [];
+  // Most new tests check what runs: look at the first before reading the whole module.
+  if (
+    !/@(?:pytest\.mark\.)?skip|unittest\.skip|\bskip(?:Test)?\(|SkipTest|assert_type|reveal_type/
+      .test(text)
+  ) {
+    return { skipped, typeOnly };
+  }
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const { defs, classes } = definitions(lines);
   for (const id of ids) {
     const parts = id.split("::").slice(1).map((p) => p.replace(/\[.*$/, ""));
     const name = parts.at(-1);
-    if (!name || !/^\w+$/.test(name) || parts.some((p) => !/^\w+$/.test(p))) continue;
+    if (!name) continue;
     const cls = parts.length > 1 ? parts[0] : undefined;
-    const at = definition(lines, name, cls);
-    if (at < 0) continue;
-    const classLine = cls
-      ? lines.findIndex((l) => new RegExp(String.raw`^\s*class\s+${cls}\b`).test(l))
-      : -1;
+    const classLine = cls === undefined ? -1 : classes.get(cls) ?? -1;
+    const at = (defs.get(name) ?? []).find((n) => n > classLine);
+    if (at === undefined) return { skipped: [], typeOnly: [] };
     const decorated = [
       ...decorators(lines, at),
       ...(classLine >= 0 ? decorators(lines, classLine) : []),
@@ -76,12 +92,10 @@ export function pythonMarks(text: string, ids: readonly string[]): TestMarks {
       continue;
     }
     const code = own.join("\n");
-    if (
-      /\b(?:assert_type|reveal_type)\s*\(/.test(code) &&
-      !/\bassert\s|\bself\.assert|pytest\.raises/.test(code)
-    ) {
-      typeOnly.push(id);
-    }
+    const typed = /\b(?:assert_type|reveal_type)\s*\(/.test(code) &&
+      !/\bassert\s|\bself\.assert|pytest\.raises/.test(code);
+    if (!typed) return { skipped: [], typeOnly: [] };
+    typeOnly.push(id);
   }
   return { skipped, typeOnly };
 }
