@@ -103,8 +103,8 @@ function sameLines(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * True when a change altered nothing but the wording of messages: with string literals emptied,
- * every file's removed and added lines are the same, and every string it added or removed is
- * prose (a format, a pattern or a key changed is a change of behaviour).
+ * every file's removed and added lines are the same, every string it added is prose (a format, a
+ * pattern or a key changed is a change of behaviour), and one at least was reworded, not mended.
  */
 export function messageOnly(files: ReadonlyMap<string, FileLines>): boolean {
   let changed = 0;
@@ -115,7 +115,8 @@ export function messageOnly(files: ReadonlyMap<string, FileLines>): boolean {
     const after = added.flatMap(stringsOf);
     const gone = before.filter((s) => !after.includes(s));
     const come = after.filter((s) => !before.includes(s));
-    if (![...gone, ...come].every(isProse)) return false;
+    // Prose on one side at least: a format, a pattern or a key changed is no wording.
+    if (!(come.length ? come : gone).every(isProse)) return false;
     // A typo mended in a message is a fix anyone can make; a message reworded is not.
     const pairs = Math.max(gone.length, come.length);
     for (let i = 0; i < pairs; i++) if (reworded(gone[i], come[i])) changed++;

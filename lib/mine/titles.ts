@@ -116,6 +116,7 @@ export function readsLikeFix(title: string): boolean {
  */
 export function fixesNoBug(title: string): string | undefined {
   const prose = proseOf(title);
+  if (!/fix|found|reported|flagged/i.test(prose)) return undefined;
   return (prose.match(NOT_A_BUG) ?? prose.match(FOUND_BY_LINTER))?.[0].trim();
 }
 
@@ -245,11 +246,12 @@ export function notFixWords(text: ChangeText): string | undefined {
   const prose = /^\S+$/.test(text.title.trim())
     ? text.title.replace(/[-_/]+/g, " ")
     : proseOf(text.title);
-  const phrase = fixesNoBug(prose);
+  // Cheap looks first: most titles are none of these.
+  const phrase = /fix|found|reported|flagged/i.test(prose) ? fixesNoBug(prose) : undefined;
   if (phrase) return `"${phrase}" fixes no bug`;
   const start = prose.match(FEATURE_START);
   if (start) return `starts with "${start[0].trim()}"`;
-  const about = prose.match(ABOUT_ERRORS);
+  const about = /error|exception/i.test(prose) ? prose.match(ABOUT_ERRORS) : null;
   if (about) return `"${about[0]}" is about errors, not one`;
   return undefined;
 }

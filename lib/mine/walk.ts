@@ -167,6 +167,8 @@ export async function walkHistory(options: WalkOptions): Promise<Walked> {
   const batches = firstParentBatches(options.repo, options.head, {
     signal: options.signal,
     since,
+    // A branch whose walk ends where it joins one walked already reads as it goes.
+    stream: options.stopAt !== undefined && options.stopAt.size > 0,
   });
   walk: for await (const batch of batches) {
     for (const change of batch) if (!step(change)) break walk;

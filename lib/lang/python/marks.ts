@@ -1,7 +1,8 @@
 /**
  * Which of a change's new pytest tests can check nothing when run: always skipped
  * (`@pytest.mark.skip`, `@unittest.skip`, `pytest.skip(...)` first, on the test or its class), or
- * checking types only (`assert_type`, with no assertion of what runs).
+ * checking types only (`assert_type`, with no assertion of what runs). Read from the module's
+ * text around each test only, stopping at the first test a run checks.
  *
  * Pure; no permissions needed.
  *
@@ -12,81 +13,88 @@ import type { TestMarks } from "../mining.ts";
 
 const SKIP_DECORATOR = /^\s*@(?:pytest\.mark\.skip|unittest\.skip|skip)\b(?!if|If|Unless)/;
 const SKIP_FIRST = /^\s*(?:pytest\.skip|self\.skipTest|raise\s+(?:unittest\.)?SkipTest)\s*\(/;
+const NONE: TestMarks = { skipped: [], typeOnly: [] };
 
-const DEF_OR_CLASS = /^\s*(?:(?:async\s+)?def|(class))\s+(\w+)/;
-
-/** Where each function and class of a module starts: name → lines, in order. */
-function definitions(
-  lines: readonly string[],
-): { defs: Map<string, number[]>; classes: Map<string, number> } {
-  const defs = new Map<string, number[]>();
-  const classes = new Map<string, number>();
-  for (const [n, line] of lines.entries()) {
-    if (!line.includes("def ") && !line.includes("class ")) continue;
-    const m = DEF_OR_CLASS.exec(line);
-    if (!m) continue;
-    if (m[1]) {
-      if (!classes.has(m[2])) classes.set(m[2], n);
-    } else defs.set(m[2], [...(defs.get(m[2]) ?? []), n]);
-  }
-  return { defs, classes };
+function escape(name: string): string {
+  return name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The decorator lines right above line `at`. */
-function decorators(lines: readonly string[], at: number): string[] {
+/** The lines of `text` just above offset `at` (nearest first), at most `max` of them. */
+function linesAbove(text: string, at: number, max: number): string[] {
+  const out: string[] = [];
+  let end = at - 1;
+  while (end > 0 && out.length < max) {
+    const start = text.lastIndexOf("\n", end - 1) + 1;
+    out.push(text.slice(start, end));
+    end = start - 1;
+  }
+  return out;
+}
+
+/** The decorator lines right above the definition at offset `at`. */
+function decorators(text: string, at: number): string[] {
   const found: string[] = [];
-  for (let n = at - 1; n >= 0 && n >= at - 12; n--) {
-    const line = lines[n];
+  for (const line of linesAbove(text, at, 12)) {
     if (/^\s*@/.test(line)) found.push(line);
-    else if (!/^\s*(?:[)\]},"'#]|\w+\s*=)/.test(line) || !line.trim()) break;
+    else if (!line.trim() || !/^\s*(?:[)\]},"'#]|\w+\s*=)/.test(line)) break;
   }
   return found;
 }
 
-/** The body of the definition at line `at`: the lines indented under it. */
-function body(lines: readonly string[], at: number): string[] {
-  const indent = lines[at].search(/\S/);
-  const out: string[] = [];
-  let n = at + 1;
+/** The first lines of the body of the definition at offset `at` (those indented under it). */
+function bodyOf(text: string, at: number, max = 80): string[] {
+  const lineEnd = (from: number) => {
+    const n = text.indexOf("\n", from);
+    return n < 0 ? text.length : n;
+  };
+  let end = lineEnd(at);
+  const indent = text.slice(at, end).search(/\S/);
   // The rest of a signature that spans lines.
-  while (n < lines.length && !/:\s*(#.*)?$/.test(lines[n - 1])) n++;
-  for (; n < lines.length; n++) {
-    const line = lines[n];
+  while (
+    end < text.length && !/:\s*(#.*)?$/.test(text.slice(text.lastIndexOf("\n", end - 1) + 1, end))
+  ) {
+    end = lineEnd(end + 1);
+  }
+  const out: string[] = [];
+  for (let from = end + 1; from < text.length && out.length < max;) {
+    const to = lineEnd(from);
+    const line = text.slice(from, to);
     if (line.trim() && line.search(/\S/) <= indent) break;
-    out.push(line);
+    if (line.trim() && !/^\s*(#|"""|''')/.test(line)) out.push(line);
+    from = to + 1;
   }
   return out;
+}
+
+/** Where `def name` starts in `text` (after offset `after`), or -1. */
+function definition(text: string, name: string, after: number): number {
+  const re = new RegExp(String.raw`^[ \t]*(?:async[ \t]+)?def[ \t]+${escape(name)}[ \t]*\(`, "gm");
+  re.lastIndex = after;
+  return re.exec(text)?.index ?? -1;
 }
 
 /**
  * Of a test module's tests (`path::Class::name` ids), those skipped always and those typed only,
  * when every one is either (else none: the reading stops at the first test a run checks).
  */
-export function pythonMarks(text: string, ids: readonly string[]): TestMarks {
+export function pythonMarks(source: string, ids: readonly string[]): TestMarks {
+  // Most new tests check what runs: nothing to look for in a module without these words.
+  if (!/skip|SkipTest|assert_type|reveal_type/.test(source)) return NONE;
+  const text = source.includes("\r") ? source.replace(/\r\n?/g, "\n") : source;
   const skipped: string[] = [];
   const typeOnly: string[] = [];
-  // Most new tests check what runs: look at the first before reading the whole module.
-  if (
-    !/@(?:pytest\.mark\.)?skip|unittest\.skip|\bskip(?:Test)?\(|SkipTest|assert_type|reveal_type/
-      .test(text)
-  ) {
-    return { skipped, typeOnly };
-  }
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
-  const { defs, classes } = definitions(lines);
   for (const id of ids) {
     const parts = id.split("::").slice(1).map((p) => p.replace(/\[.*$/, ""));
     const name = parts.at(-1);
-    if (!name) continue;
+    if (!name) return NONE;
     const cls = parts.length > 1 ? parts[0] : undefined;
-    const classLine = cls === undefined ? -1 : classes.get(cls) ?? -1;
-    const at = (defs.get(name) ?? []).find((n) => n > classLine);
-    if (at === undefined) return { skipped: [], typeOnly: [] };
-    const decorated = [
-      ...decorators(lines, at),
-      ...(classLine >= 0 ? decorators(lines, classLine) : []),
-    ];
-    const own = body(lines, at).filter((l) => l.trim() && !/^\s*(#|"""|''')/.test(l));
+    const classAt = cls === undefined
+      ? -1
+      : text.search(new RegExp(String.raw`^[ \t]*class[ \t]+${escape(cls)}\b`, "m"));
+    const at = definition(text, name, Math.max(0, classAt));
+    if (at < 0) return NONE;
+    const decorated = [...decorators(text, at), ...(classAt >= 0 ? decorators(text, classAt) : [])];
+    const own = bodyOf(text, at);
     if (decorated.some((d) => SKIP_DECORATOR.test(d)) || SKIP_FIRST.test(own[0] ?? "")) {
       skipped.push(id);
       continue;
@@ -94,7 +102,7 @@ export function pythonMarks(text: string, ids: readonly string[]): TestMarks {
     const code = own.join("\n");
     const typed = /\b(?:assert_type|reveal_type)\s*\(/.test(code) &&
       !/\bassert\s|\bself\.assert|pytest\.raises/.test(code);
-    if (!typed) return { skipped: [], typeOnly: [] };
+    if (!typed) return NONE;
     typeOnly.push(id);
   }
   return { skipped, typeOnly };
