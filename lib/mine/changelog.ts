@@ -135,6 +135,10 @@ function kindOfHeading(
   return heading ? "other" : undefined;
 }
 
+/** An entry that says it breaks something: "**Potentially breaking**: ...", "BREAKING: ...". */
+const BREAKING =
+  /^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*|__)?(?:potentially\s+)?breaking(?:\s+change)?\b/i;
+
 function kindOfEntry(line: string): ChangeKind | undefined {
   const text = line.trim().replace(/^[-*+]\s+|^\d+\.\s+/, "").replace(/^:\w+:`[^`]*`\s*:?\s*/, "");
   if (/^(?:\[?bug\s*-?\s*fix\]?|fix(?:e[sd])?|bug)\b/i.test(text)) return "bug";
@@ -144,8 +148,15 @@ function kindOfEntry(line: string): ChangeKind | undefined {
   ) {
     return "feature";
   }
+  // A changelog without sections (pallets' projects) says what now works: words of a mended
+  // behaviour make the entry a fix ("is no longer incorrectly folded", "fixes a crash").
+  if (MENDED.test(text) && !/^\.\.\s/.test(text)) return "bug";
   return undefined;
 }
+
+/** Words of an entry that describe behaviour put right. */
+const MENDED =
+  /\b(?:no longer incorrectly|incorrectly|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
 
 /**
  * What the lines a change added to a changelog file say: the kinds of the sections they sit in
@@ -192,6 +203,11 @@ export function changelogKind(before: string, after: string): ChangeKind | undef
         section = heading;
         break;
       }
+    }
+    // A breaking change is no bug fix, whatever section it sits in.
+    if (BREAKING.test(now[n])) {
+      kinds.add("feature");
+      continue;
     }
     if (section === "other") continue;
     const kind = section ?? kindOfEntry(now[n]);

@@ -174,6 +174,18 @@ export function changeText(message: string): ChangeText {
     const local = subject.match(BRANCH_MERGE);
     if (local) return { title: subject.trim(), body, branch: local[1], bare: true };
   }
+  // A subject wrapped onto the next lines with no blank line between (old Mercurial-era
+  // commits: "fixed a problem with call blocks that\nhave an argument ... [#360]."): one title.
+  const next = eol < 0 ? "" : normalised.slice(eol + 1);
+  if (next && /^[a-z`(\[]/.test(next) && !/[.!?:)]\s*$/.test(subject)) {
+    const end = next.search(/\n\s*\n|$/);
+    const wrapped = next.slice(0, end).split("\n").slice(0, 3);
+    const rest = next.slice(0, end).split("\n").slice(3).join("\n") + next.slice(end);
+    return {
+      title: [subject, ...wrapped].map((l) => l.trim()).join(" "),
+      body: rest.replace(/^\n+/, "").trimEnd(),
+    };
+  }
   return { title: subject.trim(), body };
 }
 
@@ -185,9 +197,17 @@ export function changeReadsLikeFix(text: ChangeText): boolean {
   if (isRevert(text.title)) return false;
   if (!text.bare && readsLikeFix(text.title)) return true;
   const title = proseOf(text.title);
-  return text.branch !== undefined && !FEATURE_START.test(title) && !NOT_FIX_START.test(title) &&
+  return text.branch !== undefined && !ADD_START.test(title) && !NOT_FIX_START.test(title) &&
     readsLikeFix(text.branch.replace(/[-_/]+/g, " "));
 }
+
+/**
+ * Titles that say they add something: a branch's fix words do not make them fixes ("Add X" from
+ * `fix/x`). Fewer than {@linkcode FEATURE_START}: "Raise GrammarError for ..." from
+ * `fix/declare-rule-name-crash` is the fix of a crash.
+ */
+const ADD_START =
+  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:add(?:s|ed)?|allow(?:s|ed)?|support(?:s|ed)?|implement(?:s|ed)?|introduce[sd]?|enable[sd]?|expose[sd]?|provide[sd]?|new|feat(?:ure)?)\b/i;
 
 /** What a conventional-commit type (`fix:`, `feat(parser)!:`, `refactor:`) says a change is. */
 export interface CommitType {

@@ -55,6 +55,9 @@ export function pythonTypingOnly(
 ): boolean {
   if (path.endsWith(".pyi") || path.endsWith("py.typed")) return true;
   if (!path.endsWith(".py")) return false;
+  // Lines moved as they were change no annotation: a change of order is a change of code.
+  const moved = [...removed].sort().join("\n") === [...added].sort().join("\n");
+  if (moved) return false;
   const before = counts(removed);
   const after = counts(added);
   if (before.size !== after.size) return false;
