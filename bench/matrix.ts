@@ -25,13 +25,10 @@ import type { Matrix, Outcome } from "../lib/records.ts";
 import {
   applySourceChanges,
   hasCandidate,
+  installAuthor,
   lookupOutcome,
-  prepareTree,
-  runGroups,
-  type SessionSettings,
   Slots,
   taskAuthors,
-  treeRules,
 } from "../lib/testbed/mod.ts";
 import type { Confinement, Sandbox } from "../lib/sandbox/types.ts";
 import { buildBout, saveAll, SCRIPTS } from "../tests/examine/_bout.ts";
@@ -73,7 +70,7 @@ try {
     settings: `\n[judge]\nrun-suite = ${!QUICK}\n`,
   });
   await saveAll(bout, scripts);
-  const { project, task, env } = bout;
+  const { project, task, tools } = bout;
   const attempts = await readAttempts(project, task.id);
 
   const ours: { ms: number; sessions: number; matrix: Matrix }[] = [];
@@ -83,7 +80,7 @@ try {
     let started = performance.now();
     const matrix = await examineTask(project, task, attempts, {
       sandbox: counting,
-      env,
+      tools,
       work: join(root, `ours-${round}`),
       slots: new Slots(JOBS),
     });
@@ -94,30 +91,25 @@ try {
     const work = join(root, `cells-${round}`);
     try {
       const base = await cachedTree(project.repository, task.parent, { home: project.home });
-      const authors = await taskAuthors(project, attempts, {
+      const { runner, env } = await tools.open(base, { task });
+      const authors = await taskAuthors(project, tools.language, attempts, {
         base,
-        python: env.python,
-        rules: await treeRules(base),
+        runner,
+        env,
         scratch: join(work, "scratch"),
       });
-      const settings: SessionSettings = {
-        sandbox: cellSandbox,
-        env,
-        pythonPath: task.pythonPath,
-        pytestArgs: [],
-        extraEnv: {},
-        timeoutMs: 120_000,
-        memoryMb: 2048,
-        deny: [project.repository, project.home, project.results.path],
-        scratch: join(work, "runs"),
-        slots: new Slots(JOBS),
+      const slots = new Slots(JOBS);
+      const install = async (dir: string) => {
+        for (const a of authors) {
+          await installAuthor(dir, a, runner, { layout: "beside", alone: false });
+        }
       };
-      const rules = { packageDir: task.packageDir, testsDir: project.config.project.tests };
+      const rules = { packageDir: task.packageDir, runner };
       const dirs = new Map<string, string>();
       const baseDir = await checkout(project.repository, task.parent, join(work, "B"), {
         home: project.home,
       });
-      await prepareTree(baseDir, authors, () => Promise.resolve());
+      await install(baseDir);
       for (const tree of matrix.trees) {
         if (tree.kind === "base") {
           dirs.set(tree.id, baseDir);
@@ -129,7 +121,7 @@ try {
           home: project.home,
         });
         await applySourceChanges(dir, found.attempt, found.patches, rules);
-        await prepareTree(dir, authors, () => Promise.resolve());
+        await install(dir);
         dirs.set(tree.id, dir);
       }
       let agree = 0, cells = 0;
@@ -139,14 +131,20 @@ try {
         for (const test of matrix.tests) {
           // A repeat of B leaves out the tests that pass everywhere: no cell to compare.
           if (matrix.cells[test.id][tree.id] === undefined) continue;
-          const cell = {
-            owner: "cell",
-            targets: [test.id],
-            idOf: (id: string) => id,
-            nodeOf: (id: string) => id,
-          };
-          const [result] = await runGroups(dirs.get(tree.id)!, [cell], settings, () => {});
-          outcomes.push([test.id, lookupOutcome(result.outcomes, test.id)]);
+          const run = await slots.use(() =>
+            runner.run({
+              sandbox: cellSandbox,
+              env,
+              tree: dirs.get(tree.id)!,
+              groups: [[test.id]],
+              timeoutMs: 120_000,
+              memoryMb: 2048,
+              deny: [project.repository, project.home, project.results.path],
+              scratch: join(work, "runs"),
+            })
+          );
+          const observed = new Map(Object.entries(run.outcomes));
+          outcomes.push([test.id, lookupOutcome(observed, test.id, (id) => runner.fileOf(id))]);
         }
         return { tree, outcomes };
       }));

@@ -27,7 +27,7 @@
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultBranch, gitRun } from "../lib/git.ts";
-import { detectLayout } from "../lib/layout.ts";
+import { detectLayout } from "../lib/lang/python/layout.ts";
 import { run } from "../lib/proc.ts";
 import { tasksFileSchema } from "../lib/records.ts";
 import { buildLargeHistory } from "../tests/fixtures/history.ts";

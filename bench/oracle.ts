@@ -15,6 +15,7 @@
  * @module
  */
 
+import { python, pythonTools } from "../lib/lang/python/mod.ts";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { checkout, installFiles } from "../lib/checkout.ts";
@@ -132,7 +133,9 @@ try {
   const withBugbout = async () => {
     await Deno.remove(project.results.file("oracles.json")).catch(() => {});
     const started = performance.now();
-    const file = (await oracleAll(project, tasks, { env, sandbox })).file;
+    const file =
+      (await oracleAll(project, tasks, { tools: pythonTools(python, project, { env }), sandbox }))
+        .file;
     const ms = performance.now() - started;
     const scorable = Object.values(file.oracles).filter((o) => o.status === "scorable").length;
     if (scorable !== tasks.length) throw new Error(`only ${scorable} tasks scorable`);

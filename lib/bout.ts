@@ -22,7 +22,7 @@ import { judgeAll, readVerdicts } from "./judge/mod.ts";
 import { mineAll, readTasks, TASKS_FILE } from "./mine/mod.ts";
 import { oracleAll, readOracles } from "./oracle/mod.ts";
 import { Project } from "./project.ts";
-import { type TestEnv, testEnvFor } from "./lang/python/mod.ts";
+import type { ProjectTools } from "./lang/mod.ts";
 import {
   loadTaskAttempts,
   raceAll,
@@ -35,7 +35,7 @@ import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
-import { type TaskProgress, TreeRunners } from "./testbed/mod.ts";
+import { projectTools, type TaskProgress } from "./testbed/mod.ts";
 import { prepareShard, type Shard, shardLabel } from "./shard/mod.ts";
 
 /** The stages of a bout, in order. */
@@ -204,11 +204,9 @@ export class Bout {
     const mined = mining.file;
     const selected = this.#select(mined, options.tasks);
     const sandbox = await this.#sandboxFor();
-    // A Go or JavaScript project: each stage prepares each tree's environment (TreeRunners).
-    const env = project.config.project.language === "python"
-      ? await this.#pythonEnv(emit, signal)
-      : undefined;
-    const shared = { signal, sandbox, env };
+    // What every tree shares (a Python project's environment) is made once, for every stage.
+    const tools = await this.#tools(emit, signal);
+    const shared = { signal, sandbox, tools };
     await stage("oracle", async () => {
       const result = await oracleAll(project, selected, {
         ...shared,
@@ -222,7 +220,6 @@ export class Bout {
       await stage("race", async () => {
         const result = await raceAll(project, selected, {
           ...shared,
-          env: env ?? new TreeRunners(project),
           retryFailed: options.retryFailed,
           onProgress: (event) => emit({ kind: "race", event }),
           onWarning: (text) => emit({ kind: "note", text }),
@@ -283,14 +280,12 @@ export class Bout {
       ];
     });
     const sandbox = await this.#sandboxFor();
-    const env = project.config.project.language === "python"
-      ? await testEnvFor(project, signal)
-      : new TreeRunners(project);
+    const tools = await this.#tools(emit, signal);
     const race = await timedStage(emit, "race", async () => {
       const result = await raceAll(project, prepared.tasks.tasks, {
         signal,
         sandbox,
-        env,
+        tools,
         racers,
         retryFailed: options.retryFailed,
         only: (task, name) => prepared.owns(task.id, name),
@@ -314,16 +309,15 @@ export class Bout {
     };
   }
 
-  /** Python's test environment, built once (saying so when it is not quick). */
-  async #pythonEnv(emit: (event: BoutEvent) => void, signal?: AbortSignal): Promise<TestEnv> {
-    // Building the environment the first time can take minutes: say so when it is not quick.
-    const building = setTimeout(() =>
-      emit({
-        kind: "note",
-        text: "Building the test environment (uv installs the project and its test " +
-          "dependencies once; later runs reuse it)...",
-      }), 2000);
-    return await testEnvFor(this.project, signal).finally(() => clearTimeout(building));
+  /** The language's tools for the bout, what every tree shares prepared (saying so when slow). */
+  async #tools(emit: (event: BoutEvent) => void, signal?: AbortSignal): Promise<ProjectTools> {
+    const tools = projectTools(this.project);
+    // Building an environment the first time can take minutes: say so when it is not quick.
+    const building = tools.preparing === undefined
+      ? undefined
+      : setTimeout(() => emit({ kind: "note", text: tools.preparing! }), 2000);
+    await tools.prepare(signal).finally(() => clearTimeout(building));
+    return tools;
   }
 
   #select(file: TasksFile, only?: string[]): Task[] {

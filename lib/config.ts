@@ -14,7 +14,7 @@ import { ConfigError } from "./errors.ts";
 import { explain, knownKeys, misspeltAs, misspeltKey } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
 import { isMissing, statIfExists } from "./fs.ts";
-import { type Language, languageName, languageNamesKnown } from "./records.ts";
+import { DEFAULT_LANGUAGE, type Language, languageName, languageNamesKnown } from "./records.ts";
 
 /** The judge's policies. */
 export const POLICIES = ["majority", "unanimous", "strict", "cross-vendor"] as const;
@@ -28,10 +28,14 @@ export const ASSIGNMENTS = ["reproduce", "specify"] as const;
 const stringMap = z.record(z.string(), z.string());
 
 const projectSchema = z.strictObject({
-  language: z.string().default("python").refine((name) => languageName(name) !== undefined, {
-    // A function: languages registered after this module loaded are named too.
-    error: () => `expected one of ${languageNamesKnown().map((n) => JSON.stringify(n)).join(", ")}`,
-  }),
+  language: z.string().default(DEFAULT_LANGUAGE).refine(
+    (name) => languageName(name) !== undefined,
+    {
+      // A function: languages registered after this module loaded are named too.
+      error: () =>
+        `expected one of ${languageNamesKnown().map((n) => JSON.stringify(n)).join(", ")}`,
+    },
+  ),
   source: z.string().min(1, "must not be empty").optional(),
   tests: z.string().min(1).refine((t) => !/^\.\/?$/.test(t), {
     message: "must name a directory: tests at the repository's root are not supported yet " +
@@ -452,8 +456,9 @@ export async function parseConfig(
     throw error;
   }
   const language = (data.project as Record<string, unknown> | undefined)?.language;
-  const needsSource = languageName(typeof language === "string" ? language : "python")?.requires
-    .includes("source") ?? false;
+  const needsSource =
+    languageName(typeof language === "string" ? language : DEFAULT_LANGUAGE)?.requires
+      .includes("source") ?? false;
   if (
     !data.project || typeof data.project !== "object" ||
     (needsSource && !("source" in data.project))

@@ -24,25 +24,14 @@ import {
 } from "./git.ts";
 import { bugboutHome } from "./home.ts";
 import { githubAccess, runnerAtHead } from "./mine/mod.ts";
-import { compareGoVersions, findGo, parseGoMod } from "./lang/go/mod.ts";
-import { findNode, NodeRunner } from "./lang/node/mod.ts";
-import type { Language } from "./lang/mod.ts";
+import { type DoctorCheck, languageOf } from "./lang/mod.ts";
+import { DEFAULT_LANGUAGE } from "./records.ts";
 import { checkSourceAtHead, clonePath, isCloned, Project } from "./project.ts";
 import { run, which } from "./proc.ts";
-import { checkTestDependencies, resolvePython, uvVersion } from "./lang/python/mod.ts";
 import { findProjectClones, probeSandbox, runsAsRoot, toolchainMounts } from "./sandbox/mod.ts";
 
 /** The result of one check. */
-export interface Check {
-  /** Short name: `git`, `config`, `uv`, ... */
-  name: string;
-  /** ok: fine; warn: works but worth knowing; fail: `bugbout run` cannot work. */
-  status: "ok" | "warn" | "fail";
-  /** What was found. */
-  detail: string;
-  /** What to do about a warning or failure. */
-  fix?: string;
-}
+export type Check = DoctorCheck;
 
 /** Everything doctor found. */
 export interface DoctorReport {
@@ -198,130 +187,6 @@ async function configCheck(
   };
 }
 
-/**
- * A Go module's or a JavaScript project's toolchain as one check, named after the language:
- * `go` (its version, against the one go.mod asks for) or `node` (its version, the package manager
- * the lockfile asks for and whether it can run, and the test runner).
- */
-async function toolchainCheck(
-  language: Exclude<Language, "python">,
-  repository: string | undefined,
-): Promise<Check> {
-  return language === "go" ? await goCheck(repository) : await nodeCheck(repository);
-}
-
-async function goCheck(repository: string | undefined): Promise<Check> {
-  let found;
-  try {
-    found = await findGo();
-  } catch (error) {
-    return {
-      name: "go",
-      status: "fail",
-      detail: describeError(error).split("\n")[0],
-      fix: (error as { hint?: string }).hint,
-    };
-  }
-  let wanted: string | undefined;
-  if (repository) {
-    const text = await (async () =>
-      await git(["show", `${await defaultBranch(repository)}:go.mod`], { cwd: repository }))()
-      .catch(() =>
-        undefined
-      );
-    wanted = text === undefined ? undefined : parseGoMod(text)?.go;
-  }
-  const detail = `${found.version} (${found.go}), tests run with go test`;
-  if (wanted && compareGoVersions(found.version, wanted) < 0) {
-    return {
-      name: "go",
-      status: "fail",
-      detail: `${detail}; go.mod asks for go ${wanted}, newer than this Go`,
-      fix:
-        `Install Go ${wanted} or later from https://go.dev/dl/ and put its bin directory on PATH.`,
-    };
-  }
-  return {
-    name: "go",
-    status: "ok",
-    detail: wanted ? `${detail}; go.mod asks for go ${wanted}` : detail,
-  };
-}
-
-async function nodeCheck(repository: string | undefined): Promise<Check> {
-  let node;
-  try {
-    node = await findNode();
-  } catch (error) {
-    return {
-      name: "node",
-      status: "fail",
-      detail: describeError(error).split("\n")[0],
-      fix: (error as { hint?: string }).hint,
-    };
-  }
-  const major = Number(/^v?(\d+)/.exec(node.version)?.[1] ?? 0);
-  if (major < 20) {
-    return {
-      name: "node",
-      status: "fail",
-      detail: `node ${node.version} (${node.path}) is older than Node.js 20`,
-      fix: "Install Node.js 20 or later (https://nodejs.org/) and put node on PATH.",
-    };
-  }
-  const head = `node ${node.version} (${node.path})`;
-  if (!repository) return { name: "node", status: "ok", detail: head };
-  let runner;
-  try {
-    runner = await runnerAtHead(repository, "node");
-  } catch (error) {
-    return {
-      name: "node",
-      status: "fail",
-      detail: `${head}; ${describeError(error).split("\n")[0]}`,
-      fix: (error as { hint?: string }).hint,
-    };
-  }
-  if (!(runner instanceof NodeRunner)) return { name: "node", status: "ok", detail: head };
-  const project = runner.project;
-  const program = project.manager === "yarn-berry" ? "yarn" : project.manager;
-  const lock = project.lockfile ?? "no lockfile";
-  const tested = `tests run with ${runner.name} (${project.evidence})`;
-  const onPath = await which(program);
-  // yarn 2+ comes through corepack when the yarn on PATH is yarn 1.
-  const through = !onPath || project.manager === "yarn-berry"
-    ? (await which("corepack")) && "corepack"
-    : undefined;
-  if (!onPath && !through) {
-    return {
-      name: "node",
-      status: "fail",
-      detail: `${head}; ${program} (${lock}) is not installed, nor corepack; ${tested}`,
-      fix: program === "npm"
-        ? "Install Node.js with npm (https://nodejs.org/)."
-        : `Install ${program} (\`npm install -g ${program}\`), or run \`corepack enable\`.`,
-    };
-  }
-  let version = "";
-  if (onPath && !through) {
-    const result = await run([onPath, "--version"], { timeoutMs: 30_000, okCodes: "any" })
-      .catch(() => undefined);
-    version = result?.code === 0 ? ` ${result.stdout.trim().split("\n")[0]}` : "";
-  }
-  const manager = through ? `${program} through corepack` : `${program}${version}`;
-  const detail = `${head}; ${manager} (${lock}); ${tested}`;
-  if (!project.lockfile) {
-    return {
-      name: "node",
-      status: "warn",
-      detail,
-      fix: "Without a lockfile npm resolves versions when it installs: B and G may get " +
-        "different dependencies. Commit a package-lock.json to the repository.",
-    };
-  }
-  return { name: "node", status: "ok", detail };
-}
-
 /** What every agent may consume, from `[run]`. */
 function limitsCheck(config: Config): Check {
   const run = config.run;
@@ -432,55 +297,16 @@ export async function runDoctor(
   checks.push(await configCheck(config, configError, repository));
   const project = config &&
     new Project(config, repository?.local ?? clonePath(config.project.repository, home), home);
-  const language = config?.project.language ?? "python";
-  // A Go or JavaScript project needs its own toolchain, not uv and Python.
-  if (language !== "python") {
-    const local = repository?.check.status !== "fail" ? repository?.local : undefined;
-    checks.push(await toolchainCheck(language, local));
-  }
-  const uv = language === "python" ? await uvVersion() : undefined;
-  if (language === "python") {
-    checks.push(
-      uv ? { name: "uv", status: "ok", detail: `uv ${uv}` } : {
-        name: "uv",
-        status: "fail",
-        detail: "uv not found on PATH",
-        fix:
-          "Install uv: `pip install uv` or https://docs.astral.sh/uv/getting-started/installation/",
-      },
-    );
-  }
-  if (uv && project) {
-    try {
-      const python = await resolvePython(project.repository, project.config.project);
-      checks.push({
-        name: "python",
-        status: "ok",
-        detail:
-          `Python ${python.version} (${python.path}; asked for ${python.request} by ${python.from})`,
-      });
-      const deps = await checkTestDependencies(
-        python.path,
-        project.config.project.testDependencies,
-      );
-      checks.push({
-        name: "test-dependencies",
-        status: deps.ok ? "ok" : "fail",
-        detail: deps.detail,
-        ...(deps.ok ? {} : {
-          fix: "Fix [project] test-dependencies in bugbout.toml (bugbout init reads them from " +
-            "[dependency-groups], test extras, requirements files, tox and nox).",
-        }),
-      });
-    } catch (error) {
-      checks.push({
-        name: "python",
-        status: "fail",
-        detail: describeError(error).split("\n")[0],
-        fix: (error as { hint?: string }).hint,
-      });
-    }
-  }
+  // The language's own toolchain: uv and Python, go, node and its package manager.
+  const language = languageOf(config?.project.language ?? DEFAULT_LANGUAGE);
+  const local = repository?.check.status !== "fail" ? repository?.local : undefined;
+  checks.push(
+    ...await language.doctor({
+      repository: local,
+      project: project || undefined,
+      headRunner: () => runnerAtHead(local!, language.name),
+    }),
+  );
   const setting = project?.config.run.sandbox ?? "auto";
   checks.push(await sandboxCheck(setting));
   if (project) {

@@ -7,9 +7,8 @@
 import { join } from "node:path";
 import { BugboutError } from "./errors.ts";
 import { checkRepository, RepositoryError } from "./git.ts";
-import { detectLayout, type Layout } from "./layout.ts";
 import { which } from "./proc.ts";
-import { type Detected, detectOtherLanguages, type Language } from "./lang/mod.ts";
+import { type Detected, detectProject, type Language, languageOf } from "./lang/mod.ts";
 
 /** Agent CLIs `init` looks for, and the `[[contestants]]` entry each one gets. */
 export const KNOWN_CLIS: { executable: string; agent: string; note?: string }[] = [
@@ -28,11 +27,11 @@ export interface InitResult {
   file: string;
   /** The file's text. */
   text: string;
-  /** What `init` found of a Python project (no `source` for a Go or JavaScript one). */
-  layout: Layout;
+  /** What was found, as labelled lines for the terminal (`package`, `src/pkg`). */
+  summary: [string, string][];
   /** The language written to `[project] language`. */
   language: Language;
-  /** For a Go or JavaScript project: its runner, and what told it. */
+  /** What the language said of the tree: its runner, and what told it. */
   detected?: Detected;
   /** Agent CLIs found on PATH. */
   agents: string[];
@@ -63,71 +62,6 @@ async function repositoryWarnings(dir: string): Promise<InitResult["warnings"]> 
         "bugbout.toml to the path of a clone or a git URL.",
     }];
   }
-}
-
-/** Render the `bugbout.toml` text for a layout and the agents found. */
-export function renderConfig(layout: Layout, agents: string[]): string {
-  const q = (s: string) => JSON.stringify(s);
-  const lines = [
-    "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
-    "",
-    "[project]",
-    "# The package directory, relative to the repository root.",
-    `source = ${q(layout.source!)}`,
-  ];
-  if (layout.sourceReason) {
-    lines.push(
-      `# Chosen because ${layout.sourceReason}; other candidates: ${
-        layout.otherSources.join(", ")
-      }.`,
-    );
-  }
-  lines.push(
-    "# The tests directory.",
-    layout.tests
-      ? `tests = ${q(layout.tests)}`
-      : `# tests = "tests"   (no tests directory was found)`,
-    "# The repository to mine: this directory, or a git URL to clone.",
-    `# repository = "."`,
-    `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
-    layout.requiresPython
-      ? `# python = "3.x"              # default: a Python on this machine that satisfies ${
-        q(layout.requiresPython.spec)
-      } (${layout.requiresPython.from})`
-      : `# python = "3.x"              # default: the Python uv finds on this machine`,
-    ...(layout.testDependencies
-      ? [
-        `# What the tests need besides the project (from ${layout.testDependencies.from});`,
-        "# `bugbout doctor` checks that they install.",
-        `test-dependencies = [${layout.testDependencies.requirements.map(q).join(", ")}]`,
-      ]
-      : [`# test-dependencies = ["pytest"]`]),
-    `# pytest-args = []`,
-    `# env = { DATABASE_URL = "sqlite://" }`,
-    "",
-  );
-  return [...lines, ...restOfConfig(agents)].join("\n");
-}
-
-/**
- * The `bugbout.toml` text for a Go module or a JavaScript project: its language (the runner is
- * found again from the tree each time), and the same settings as Python's but Python's own.
- */
-export function renderRunnerConfig(detected: Detected, agents: string[]): string {
-  const lines = [
-    "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
-    "",
-    "[project]",
-    `# ${languageName(detected.language)} tested with ${detected.runner} (${detected.evidence}).`,
-    "# Test files, ids and what may not be patched: docs/languages.md.",
-    `language = ${JSON.stringify(detected.language)}`,
-    "# The repository to mine: this directory, or a git URL to clone.",
-    `# repository = "."`,
-    `# github = "owner/name"       # where issues live, when origin is not on GitHub`,
-    `# env = { CI = "1" }`,
-    "",
-  ];
-  return [...lines, ...restOfConfig(agents)].join("\n");
 }
 
 /** What follows `[project]` in every language: tasks, run, judge, contestants, examiners. */
@@ -197,44 +131,41 @@ export async function initProject(
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
   }
-  const layout = await detectLayout(dir);
-  // A Python package decides; without one, a go.mod or a package.json with a test runner does
-  // (a Go or JavaScript project often carries a few Python scripts).
-  if (!layout.isPython || !layout.source) {
-    const others = await detectOtherLanguages(dir);
-    if (others.length) return await initOther(dir, file, layout, others, options);
-  }
-  if (!layout.isPython || !layout.source) {
-    throw new BugboutError(
-      layout.isPython
-        ? `Found Python files in ${dir} but no package directory (a directory with __init__.py).`
-        : `${dir} does not look like a Python project: no .py files were found.`,
-      {
-        hint: layout.isPython
-          ? `Write bugbout.toml by hand with [project] source = "path/to/package".`
-          : "bugbout replays fixes of Python projects tested with pytest, Go modules and " +
-            "JavaScript/TypeScript projects tested with vitest, jest or node --test; run init " +
-            "in one.",
-      },
-    );
-  }
+  const found = await detectProject(dir);
+  const language = languageOf(found.language);
+  // The language's own `[project]` lines, or why the tree is no project bugbout can replay.
+  const project = await language.initConfig(found);
   const agents = await agentsOnPath(options.path);
-  const text = renderConfig(layout, agents);
+  const text = [
+    "# bugbout.toml — written by `bugbout init`. Every key is explained in docs/configuration.md.",
+    "",
+    "[project]",
+    ...project.lines,
+    "",
+    ...restOfConfig(agents),
+  ].join("\n");
   await Deno.writeTextFile(file, text);
-  const notes: string[] = [];
-  if (layout.sourceReason) notes.push(`Package: ${layout.source} (${layout.sourceReason}).`);
-  if (layout.testDependencies) {
+  const notes = [...project.notes];
+  for (const other of found.others) {
     notes.push(
-      `Test dependencies: ${layout.testDependencies.requirements.length} from ` +
-        `${layout.testDependencies.from}.`,
+      `Also found ${languageOf(other.language).kind} tested with ${other.runner}; set ` +
+        `[project] language = ${JSON.stringify(other.language)} to replay its fixes instead.`,
     );
   }
-  if (!layout.tests) notes.push("No tests directory found; set [project] tests.");
   if (agents.length === 0) {
     notes.push("No agent CLI found on PATH; the contestants are commented out.");
   }
   const warnings = await repositoryWarnings(dir);
-  return { file, text, layout, language: "python", agents, notes, warnings };
+  return {
+    file,
+    text,
+    summary: project.summary,
+    language: language.name,
+    ...(found.detected ? { detected: found.detected } : {}),
+    agents,
+    notes,
+    warnings,
+  };
 }
 
 /** The agent CLIs of {@linkcode KNOWN_CLIS} on `path` (default: PATH). */
@@ -244,38 +175,4 @@ async function agentsOnPath(path?: string): Promise<string[]> {
     if (await which(cli.executable, path)) agents.push(cli.executable);
   }
   return agents;
-}
-
-/** `init` in a Go module or a JavaScript project: the first language found is written. */
-async function initOther(
-  dir: string,
-  file: string,
-  layout: Layout,
-  found: Detected[],
-  options: { path?: string },
-): Promise<InitResult> {
-  const detected = found[0];
-  const agents = await agentsOnPath(options.path);
-  const text = renderRunnerConfig(detected, agents);
-  await Deno.writeTextFile(file, text);
-  const notes: string[] = [];
-  for (const other of found.slice(1)) {
-    notes.push(
-      `Also found ${languageName(other.language)} tested with ${other.runner}; set [project] ` +
-        `language = ${JSON.stringify(other.language)} to replay its fixes instead.`,
-    );
-  }
-  if (agents.length === 0) {
-    notes.push("No agent CLI found on PATH; the contestants are commented out.");
-  }
-  const warnings = await repositoryWarnings(dir);
-  return { file, text, layout, language: detected.language, detected, agents, notes, warnings };
-}
-
-function languageName(language: Language): string {
-  return language === "go"
-    ? "a Go module"
-    : language === "node"
-    ? "a JavaScript project"
-    : "Python";
 }

@@ -15,6 +15,8 @@ export const RESULTS_VERSION = 1;
 
 /** The languages built into bugbout: their projects and test runners (`node`: TS and JS). */
 export const LANGUAGES = ["python", "go", "node"] as const;
+/** The language of a project whose `bugbout.toml` names none. */
+export const DEFAULT_LANGUAGE = "python";
 /**
  * A language's name in `[project] language`: a built-in one, or one registered in code
  * (`registerLanguage` in `lib/lang/mod.ts`).
@@ -105,8 +107,50 @@ export const runSummarySchema: z.ZodType<RunSummary> = z.object({
 /** Where a problem statement came from. */
 export const STATEMENT_SOURCES = ["issue", "pull-request", "commit"] as const;
 
-/** One mined task: a fix on first-parent history with its issue. */
-export const taskSchema = z.object({
+/** One mined task: a fix on first-parent history with its issue (see {@linkcode taskSchema}). */
+export interface Task {
+  /** Stable id used in file names, e.g. `issue-12` or `pr-34`. */
+  id: string;
+  /** The issue or pull request the change names. */
+  ref: { kind: "issue" | "pull"; number: number; url?: string };
+  /** The change's title (a pull request's own title for merge commits). */
+  title: string;
+  /** G: the fix (a commit on first-parent history). */
+  commit: string;
+  /** B: the first parent of the fix. */
+  parent: string;
+  /** Commit date, ISO 8601. */
+  date: string;
+  /** Source files the fix changed (paths at G). */
+  sourceFiles: string[];
+  /** Test files the fix added or changed (paths at G): the hidden tests. */
+  testFiles: string[];
+  /** Tests the fix added or changed, by id (parametrised cases not expanded). */
+  newTests: string[];
+  /** Test files whose tests static reading could not all tell (collection decides), and why. */
+  unsureTests?: { file: string; why: string }[];
+  /** Why the change is taken for a bug fix: what each rule that spoke said. */
+  evidence?: {
+    rule: "title" | "type" | "changelog" | "label" | "diff";
+    says: "bug" | "feature";
+    detail: string;
+  }[];
+  /** The package directory at B (it may have moved since); `.` for the whole tree. */
+  packageDir: string;
+  /** The directory that goes on the import path at B (`.` or `src`, ...). */
+  pythonPath: string;
+  /** The cleaned problem statement given to agents. */
+  statement: string;
+  /** Where the statement came from. */
+  statementSource: typeof STATEMENT_SOURCES[number];
+  /** Other files the fix added or changed among the tests (conftest.py, data). */
+  supportFiles?: string[];
+  /** For a pull request: the issue it closes, whose text is the statement. */
+  linkedIssue?: number;
+}
+
+/** Schema of {@linkcode Task}. */
+export const taskSchema: z.ZodType<Task> = z.object({
   /** Stable id used in file names, e.g. `issue-12` or `pr-34`. */
   id: z.string().regex(/^[A-Za-z0-9._-]+$/),
   /** The issue or pull request the change names. */
@@ -149,8 +193,6 @@ export const taskSchema = z.object({
   /** For a pull request: the issue it closes, whose text is the statement. */
   linkedIssue: z.int().positive().optional(),
 });
-/** One mined task. */
-export type Task = z.infer<typeof taskSchema>;
 
 /** A change that was looked at and left out, and why. */
 export const exclusionSchema = z.object({
@@ -358,13 +400,28 @@ export const matrixTestSchema = z.object({
 });
 
 /** Something the code under test did to the grading, as the guard saw it. */
-export const guardEventSchema = z.object({
+export const guardEventSchema: z.ZodType<GuardEvent> = z.object({
   /** What it did, in words. */
   what: z.string(),
   /** Where: `file:line` in the tree, a test's node id, or an object's name. */
   where: z.string(),
   detail: z.string().optional(),
 });
+/** Something the code under test did to the grading, or that deserves a look. */
+export interface GuardEvent {
+  /** What it did, in words: "changed pytest's reporting machinery". */
+  what: string;
+  /** Where: `file:line` in the tree, a test's node id, or an object's name. */
+  where: string;
+  /** More: the attribute changed, the file opened, the signal sent. */
+  detail?: string;
+}
+
+/** A guard event in one line: what it did, and where. */
+export function describeEvent(e: GuardEvent): string {
+  const where = [e.where, e.detail].filter(Boolean).join(": ");
+  return where ? `${e.what} (${where})` : e.what;
+}
 
 /** What one author's session on one tree did to the grading. */
 export const tamperingSchema = z.object({

@@ -9,7 +9,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../lib/config.ts";
 import { initProject } from "../lib/init.ts";
-import { declaredTestDependencies, detectLayout } from "../lib/layout.ts";
+import { declaredTestDependencies, detectLayout } from "../lib/lang/python/layout.ts";
 import { tempDir, writeFiles } from "./python/_shared.ts";
 import { runBugbout } from "./_helpers.ts";
 import { git } from "../lib/git.ts";
@@ -51,9 +51,9 @@ Deno.test("init chooses the package the fixes land in, not a thin façade that r
     "tests/test_c.py": "import shop\n",
   });
   const result = await initProject(dir.path, { path: "/nonexistent" });
-  equal(result.layout.source, "src/_shop");
+  deepEqual(result.summary[0], ["package", "src/_shop"]);
   match(result.text, /^source = "src\/_shop"$/m);
-  match(result.layout.sourceReason!, /src\/shop only re-exports src\/_shop/);
+  match(result.text, /# Chosen because src\/shop only re-exports src\/_shop/);
   match(result.notes.join("\n"), /Package: src\/_shop \(src\/shop only re-exports/);
 });
 

@@ -15,7 +15,7 @@ import { ROOT } from "./_helpers.ts";
 const FLOORS: [string, RegExp][] = [
   [
     "records",
-    /^lib\/(deps|errors|records|validator|version|suggest|hash|home|fs|words|style|pids|store)\.ts$/,
+    /^lib\/(deps|errors|records|roles|validator|version|suggest|hash|home|fs|words|style|pids|store)\.ts$/,
   ],
   [
     "programs",
@@ -30,6 +30,7 @@ const FLOORS: [string, RegExp][] = [
 
 /** Folders whose files the rest of the tree reaches only through their `mod.ts`. */
 const FRONT_DOORS = [
+  "lib/lang",
   "lib/lang/python",
   "lib/lang/go",
   "lib/lang/node",
@@ -72,11 +73,14 @@ function floorOf(file: string): number {
   return at;
 }
 
-/** Besides each folder's `mod.ts`: the report's types (`main.ts` exports them as they are) and the runner interface (each runner implements it). */
-const ALSO_DOORS = ["lib/report/types.ts"];
+/** Besides each folder's `mod.ts`: the report's types (`main.ts` exports them as they are) and the language interface (each language implements it). */
+const ALSO_DOORS = ["lib/report/types.ts", "lib/lang/types.ts"];
 
+/** The innermost front-door folder a file lies in. */
 function doorOf(file: string): string | undefined {
-  return FRONT_DOORS.find((dir) => file.startsWith(`${dir}/`));
+  return FRONT_DOORS.filter((dir) => file.startsWith(`${dir}/`)).sort((a, b) =>
+    b.length - a.length
+  )[0];
 }
 
 const files = await shipped();
@@ -111,16 +115,42 @@ Deno.test("every shipped module sits on a floor and imports only its own floor o
   deepEqual(bad, []);
 });
 
-Deno.test("python/, the testbed and every stage are reached from outside only through mod.ts", () => {
+Deno.test("the languages, the testbed and every stage are reached from outside only through mod.ts", () => {
   const bad: string[] = [];
   for (const [file, deps] of graph) {
     for (const dep of deps) {
       const door = doorOf(dep);
-      const inside = door && doorOf(file) !== door;
-      if (inside && dep !== `${door}/mod.ts` && !ALSO_DOORS.includes(dep)) {
+      const outside = door && !file.startsWith(`${door}/`);
+      if (outside && dep !== `${door}/mod.ts` && !ALSO_DOORS.includes(dep)) {
         bad.push(`${file} -> ${dep}`);
       }
     }
+  }
+  deepEqual(bad, []);
+});
+
+Deno.test("outside lib/lang/, code reaches a language only through the registry and the interface", () => {
+  const bad: string[] = [];
+  for (const [file, deps] of graph) {
+    if (file.startsWith("lib/lang/") || file === "main.ts") continue;
+    for (const dep of deps) {
+      if (/^lib\/lang\/[^/]+\//.test(dep)) bad.push(`${file} -> ${dep}`);
+    }
+  }
+  deepEqual(bad, []);
+});
+
+Deno.test("nothing outside lib/lang/ names a language or branches on one", () => {
+  const names = /(["'`])(python|go|node)\1|(?<!typeof )\blanguage\s*[!=]==\s*["'`]/;
+  const bad: string[] = [];
+  for (const [file, text] of texts) {
+    // The records' type names every language; an agent's adapter may run a `python` program.
+    if (file.startsWith("lib/lang/") || file === "lib/records.ts") continue;
+    if (file.startsWith("adapters/")) continue;
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    code.split("\n").forEach((line, i) => {
+      if (names.test(line)) bad.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
   }
   deepEqual(bad, []);
 });
@@ -164,4 +194,18 @@ Deno.test("the floors in this test are the ones the architecture page names", as
   const missing = FLOORS.map(([name]) => name).filter((name) => !page.includes(name));
   deepEqual(missing, []);
   deepEqual(relative(ROOT, join(ROOT, "docs/architecture.md")), "docs/architecture.md");
+});
+
+Deno.test("the architecture page says what every member of the language interface is for", async () => {
+  const page = await Deno.readTextFile(join(ROOT, "docs", "architecture.md"));
+  const types = texts.get("lib/lang/types.ts")!;
+  const missing: string[] = [];
+  for (const name of ["LanguageSpec", "ProjectTools", "TestRunner"]) {
+    const body = types.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`))![1];
+    const code = body.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    for (const m of code.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:<]/gm)) {
+      if (!page.includes(`\`${m[1]}\``)) missing.push(`${name}.${m[1]}`);
+    }
+  }
+  deepEqual(missing, []);
 });

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { EvidenceRole } from "../testbed/mod.ts";
+import type { EvidenceRole } from "../roles.ts";
 import { checkEvidence, type EvidenceCheck, type EvidenceReport } from "../evidence/mod.ts";
 import type { Outcome } from "../records.ts";
 import { type Palette, palette } from "../style.ts";

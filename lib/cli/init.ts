@@ -17,22 +17,7 @@ export async function initCommand(
   const result = await initProject(dir, { force: flags.force });
   const p = palette(io.color);
   io.out(`${p.ok("Wrote")} ${result.file}`);
-  if (result.detected) {
-    io.out(
-      `  language: ${result.language}, tested with ${result.detected.runner} ` +
-        `(${result.detected.evidence})`,
-    );
-  } else {
-    io.out(`  package:  ${result.layout.source}`);
-    io.out(`  tests:    ${result.layout.tests ?? "(none found)"}`);
-    io.out(
-      `  python:   ${
-        result.layout.requiresPython
-          ? `${result.layout.requiresPython.spec} (from ${result.layout.requiresPython.from})`
-          : "not declared"
-      }`,
-    );
-  }
+  for (const [label, value] of result.summary) io.out(`  ${`${label}:`.padEnd(9)} ${value}`);
   io.out(`  agents:   ${result.agents.length ? result.agents.join(", ") : "none on PATH"}`);
   for (const note of result.notes) io.out(p.dim(note));
   for (const warning of result.warnings) {

@@ -32,12 +32,6 @@ export interface WorkingChange {
   states: Map<string, FileChange>;
 }
 
-/** The default test globs: the tests directory, `conftest.py`, `test_*.py` and `*_test.py`. */
-export function defaultTestGlobs(testsDir?: string): string[] {
-  const dir = testsDir?.replace(/\/+$/, "");
-  return [...(dir && dir !== "." ? [`${dir}/**`] : []), "conftest.py", "test_*.py", "*_test.py"];
-}
-
 /**
  * A glob as a RegExp: `**` any run of path segments, `*` anything but `/`, `?` one character but
  * `/`. A glob without `/` matches a file name anywhere; one with `/` matches the whole path.
@@ -82,9 +76,10 @@ export async function workingChange(
   const gitDir = join(options.scratch, "change.git");
   try {
     const snapshot = await takeSnapshot(base, gitDir);
+    // Which part a path is, the caller says: every path is read as the same kind here.
     const captured = await capturePatch({ workdir: root, gitDir: snapshot.gitDir }, {
-      packageDir: "",
-      testsDir: "",
+      packageDir: ".",
+      runner: { classify: () => "source" },
     });
     const files: ChangedFile[] = captured.files.map((f) => ({
       path: f.path,

@@ -6,10 +6,10 @@
  */
 
 import type { Config } from "../config.ts";
-import type { TestEnv } from "../lang/python/mod.ts";
+import type { ProjectTools } from "../lang/mod.ts";
 import type { Language, Outcome, RunSummary } from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { type EvidenceRole, evidenceRole, inadequateClosure, replayClass } from "../testbed/mod.ts";
+import { type EvidenceRole, evidenceRole, inadequateClosure, replayClass } from "../roles.ts";
 
 /** Where a test stands on one side: every run failed, every run passed, they disagree, or none. */
 export type Standing = "fails" | "passes" | "unstable" | "none";
@@ -67,8 +67,8 @@ export interface EvidenceOptions {
   home?: string;
   /** The sandbox; by default `[run] sandbox` (or `auto`), checked. */
   sandbox?: Sandbox;
-  /** The test environment; by default the project's, built on first use. */
-  env?: TestEnv;
+  /** The tools to run the tests with; by default the project's language's, made for the check. */
+  tools?: ProjectTools;
   /**
    * Where a Go or JavaScript project's test environments are kept (prepared once per dependency
    * set); by default under `BUGBOUT_HOME`, as the stages keep them.

@@ -1,26 +1,24 @@
 /**
- * What cross-examination is in every language, written once: the stage (which tasks, their saved
- * matrices, when one stands, how it is saved, the summary), the trees of a task (B, its repeats,
- * every contestant's candidate) and which of their cells run or are reused, and the matrix they
- * make. What differs per language comes in a {@linkcode MatrixMaker}: how the owners' tests are
- * read and installed, and how they run on a tree (Python's in `mod.ts`, a Go or JavaScript
- * project's in `runner.ts`).
+ * The trees of one task's cross-examination and the matrix they make, in every language: B once
+ * in full, side by side with every contestant's candidate (B and its source changes), then B's
+ * repeats on only the rows whose stability can change a verdict; which cells of each tree run and
+ * which are reused; and the saved matrices' readers.
  *
- * Requires `--allow-run` (git, cp, the sandbox, the test tools), `--allow-read`, `--allow-write`
- * and `--allow-env`.
+ * Requires `--allow-run` (git, cp, the sandbox, the runner), `--allow-read`, `--allow-write` and
+ * `--allow-env`.
  *
  * @module
  */
 
+import { join } from "node:path";
 import { checkout } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
-import { readOracles } from "../oracle/mod.ts";
+import type { RunnerEnv, TestRunner } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../lang/python/mod.ts";
-import { readAttempts } from "../race/mod.ts";
 import {
   type BoutAttempt,
+  type GuardEvent,
   type Matrix,
   matrixSchema,
   nameOf,
@@ -29,30 +27,28 @@ import {
   type RunSummary,
   type Task,
 } from "../records.ts";
-import type { Sandbox } from "../sandbox/types.ts";
 import {
   applySourceChanges,
   assembleCells,
-  attemptsFingerprint,
+  type AuthorTests,
   cellKey,
   type GroupResult,
   hasCandidate,
   type Owner,
-  type PathRules,
   Reuser,
-  reuseSummary,
-  runTaskStage,
-  type Slots,
-  type StageOptions,
+  type RowOwner,
+  RunLog,
+  runOwners,
+  type RunSettings,
+  type TreeBuild,
   type TreeResult,
 } from "../testbed/mod.ts";
-import { plural } from "../words.ts";
 
 /** The directory of `.bugbout/` that holds one matrix per task. */
 export const MATRICES_DIR = "matrices";
 
 /** The file of a task's matrix, relative to `.bugbout/`. */
-function matrixFile(task: string): string {
+export function matrixFile(task: string): string {
   return `${MATRICES_DIR}/${task}.json`;
 }
 
@@ -74,95 +70,33 @@ export async function readMatrices(project: Project, tasks: readonly string[]): 
 /** One tree as a matrix lists it. */
 export type ExaminedTree = Matrix["trees"][number];
 
-/**
- * What cross-examining one task needs besides the task; `E` is the test environment (Python's, or
- * a Go or JavaScript project's runners).
- */
-export interface ExamineContext<E = TestEnv> {
-  /** The sandbox every run happens in. */
-  sandbox: Sandbox;
-  /** The test environment. */
-  env: E;
+/** What {@linkcode examineTrees} needs: the task's runner, owners and how runs are made. */
+export interface TreesContext {
   /** A working directory of the task's own (removed by the caller). */
   work: string;
-  /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
-  slots?: Slots;
+  /** The matrix's inputs key. */
+  inputsKey: string;
+  /** B's runner and environment (every tree keeps B's dependency files). */
+  runner: TestRunner;
+  env: RunnerEnv;
+  /** Every author, in the matrix's order (the repository's suite follows). */
+  authors: readonly Pick<AuthorTests, "agent" | "role">[];
+  /** Who runs on every tree, in order (each author with tests, then the suite). */
+  owners: ReadonlyMap<string, RowOwner>;
+  /** The key of how runs are made: a cell made another way is not reused. */
+  sessions: string;
+  settings: RunSettings;
+  /** What B's repeats run, by owner. */
+  repeatSelection(base: TreeResult, candidates: readonly TreeResult[]): Map<string, Set<string>>;
+  /** Whose code an owner's tampering points to. */
+  blame(events: readonly GuardEvent[], owner: string): ("author" | "tree")[];
   /** Called after every run. */
   onRun?: (run: RunSummary) => void;
   /** Called as every run starts, with its tree. */
   onStart?: (tree: string) => void;
-  /** Stop: runs in flight are killed, then {@linkcode InterruptedError} is thrown. */
-  signal?: AbortSignal;
   /** The task's last matrix: its cells whose keys stand are not run again. */
   previous?: Matrix;
-}
-
-/** Options for the examine stage (`E` as in {@linkcode ExamineContext}). */
-export type ExamineOptions<E = TestEnv> = StageOptions<Matrix, E>;
-
-/** What the examine stage did. */
-export interface ExamineStage {
-  /** The matrices of the tasks examined (new or reused), in task order. */
-  matrices: Matrix[];
-  /** One line for a person. */
-  summary: string;
-}
-
-/** What decides a task's matrix in every language; each adds what shapes its own runs. */
-export function matrixInputs(project: Project, task: Task, attempts: readonly BoutAttempt[]) {
-  const c = project.config;
-  return {
-    task: task.id,
-    commit: task.commit,
-    parent: task.parent,
-    tests: c.project.tests,
-    agents: project.agents.map((a) => [a.name, a.role]),
-    attempts: attemptsFingerprint(attempts),
-    runSuite: c.judge.runSuite,
-  };
-}
-
-/** Builds a tree in a directory: B, or a candidate (false when its changes do not apply). */
-export type TreeBuild = (dir: string) => Promise<{ ok: true } | { ok: false; message: string }>;
-
-/** The rows a tree runs for each owner when it runs only some of them (a repeat of B). */
-export type RowSelection = ReadonlyMap<string, ReadonlySet<string>>;
-
-/** How one language cross-examines one task, once its owners' tests are read. */
-export interface MatrixMaker {
-  /** The matrix's inputs key. */
-  inputsKey: string;
-  /** How the candidates' source changes are told from the rest. */
-  paths: PathRules;
-  /** What a candidate tree's key holds besides its parent, patch and files. */
-  treeInputs: Record<string, unknown>;
-  /** Every author, in the matrix's order (the repository's suite follows). */
-  authors: readonly { agent: string; role: Owner["role"] }[];
-  /** Who runs on every tree, in order (each author with tests, then the suite): each one's key. */
-  owners: ReadonlyMap<string, string>;
-  /** The key of how runs are made: a cell made another way is not reused. */
-  sessions: string;
-  /** Where a tree is built; `n` numbers the candidates. */
-  treeDir(tree: ExaminedTree, n?: number): string;
-  /**
-   * Build the tree in `dir` with `build` and run these owners on it (with `select`, only those
-   * rows of each); or say why it cannot be made.
-   */
-  runTree(
-    tree: ExaminedTree,
-    dir: string,
-    build: TreeBuild,
-    owners: string[],
-    select?: RowSelection,
-  ): Promise<GroupResult[] | { failed: string }>;
-  /** What B's repeats run, by owner (see `repeatSelection` in `mod.ts`). */
-  repeatSelection(base: TreeResult, candidates: readonly TreeResult[]): Map<string, Set<string>>;
-  /** The trees' results as their cells are assembled (by default as they ran). */
-  filled?(results: readonly TreeResult[], owners: readonly Owner[]): TreeResult[];
-  /** Whose code a group's tampering points to. */
-  blame(group: GroupResult): ("author" | "tree")[];
-  /** Every run so far, in the order of `trees`. */
-  runs(trees: readonly string[]): RunSummary[];
+  signal?: AbortSignal;
 }
 
 function treeStatus(groups: readonly GroupResult[]): Pick<ExaminedTree, "status" | "message"> {
@@ -172,29 +106,29 @@ function treeStatus(groups: readonly GroupResult[]): Pick<ExaminedTree, "status"
 }
 
 /**
- * Cross-examine one task with what `maker` says of its language: build B and every contestant's
- * candidate, run every owner's tests on them and assemble the matrix. Never looks at G or at the
- * hidden tests. Cells whose key stands in `context.previous` are taken from it, and a tree none of
- * whose cells must run is never built.
+ * Cross-examine one task: build B and every contestant's candidate, run every owner's tests on
+ * them and assemble the matrix. Never looks at G or at the hidden tests. Cells whose key stands in
+ * `context.previous` are taken from it, and a tree none of whose cells must run is never built.
  */
-export async function examineWith(
+export async function examineTrees(
   project: Project,
   task: Task,
   attempts: readonly BoutAttempt[],
-  context: ExamineContext<unknown>,
-  maker: MatrixMaker,
+  context: TreesContext,
 ): Promise<Matrix> {
-  const { signal } = context;
-  const c = project.config;
-  const { owners, paths } = maker;
+  const { signal, owners, runner } = context;
+  const paths = { packageDir: task.packageDir, runner };
   const reuse = new Reuser(context.previous?.reuse);
+  const log = new RunLog(context.onRun, context.onStart);
   /** A cell's key; on a repeat of B that runs only some tests, those tests are part of it. */
   const keyOf = (tree: string, owner: string, ids?: ReadonlySet<string>) =>
     cellKey(
       tree,
-      ids ? inputsKey([owners.get(owner)!, [...ids].sort()]) : owners.get(owner)!,
-      maker.sessions,
+      ids ? inputsKey([owners.get(owner)!.key, [...ids].sort()]) : owners.get(owner)!.key,
+      context.sessions,
     );
+  const dirOf = (tree: ExaminedTree) =>
+    join(context.work, "trees", tree.id.replace(/[^A-Za-z0-9._-]+/g, "_"));
   /**
    * A tree's cells: those that must run are run on the tree `build` makes (also when `options.build`
    * is set), the rest reused; with `select`, only those tests of each owner. A tree that cannot be
@@ -203,16 +137,24 @@ export async function examineWith(
   const run = async (
     tree: ExaminedTree,
     treeKey: string,
-    dir: string,
     build: TreeBuild,
-    options: { build?: boolean; select?: RowSelection } = {},
+    options: { build?: boolean; select?: ReadonlyMap<string, ReadonlySet<string>> } = {},
   ): Promise<TreeResult> => {
     const { select } = options;
     const names = [...owners.keys()].filter((o) => select?.get(o)?.size !== 0);
     const key = (owner: string) => keyOf(treeKey, owner, select?.get(owner));
     const missing = names.filter((o) => !reuse.has(key(o)));
     const ran = missing.length > 0 || options.build
-      ? await maker.runTree(tree, dir, build, missing, select)
+      ? await runOwners({
+        dir: dirOf(tree),
+        build,
+        owners: missing.map((o) => owners.get(o)!),
+        runner,
+        env: context.env,
+        settings: context.settings,
+        select,
+        onSession: log.on(tree.id),
+      })
       : [];
     if ("failed" in ran) {
       return { tree: { ...tree, status: "patch-failed", message: ran.failed }, groups: [] };
@@ -235,10 +177,10 @@ export async function examineWith(
   const repeatKey = (i: number) => `${baseKey}#${i}`;
   const baseTree = (id: string): ExaminedTree => ({ id, kind: "base", status: "ok" });
   // B runs once in full, side by side with the candidates.
-  const firstBase = run(baseTree("B"), repeatKey(0), maker.treeDir(baseTree("B")), checkoutBase);
+  const firstBase = run(baseTree("B"), repeatKey(0), checkoutBase);
   const patchRuns = Promise.all(
     attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
-      async ({ attempt, patches }, n): Promise<TreeResult> => {
+      async ({ attempt, patches }): Promise<TreeResult> => {
         const tree: ExaminedTree = {
           id: nameOf(attempt),
           kind: "patch",
@@ -250,7 +192,9 @@ export async function examineWith(
           parent: task.parent,
           patch: patches.full,
           files: attempt.files,
-          ...maker.treeInputs,
+          packageDir: task.packageDir,
+          tests: project.config.project.tests,
+          language: runner.language,
         });
         const unit = `tree:${tree.id}`;
         const known = reuse.unitStands(unit, treeKey);
@@ -258,7 +202,7 @@ export async function examineWith(
         const before = context.previous?.trees.find((t) => t.id === tree.id);
         if (known && before?.status === "patch-failed") return { tree: before, groups: [] };
         // A tree never made before is made even when no cell runs: to learn whether it applies.
-        return await run(tree, treeKey, maker.treeDir(tree, n), async (dir) => {
+        return await run(tree, treeKey, async (dir) => {
           await checkout(project.repository, task.parent, dir, { home: project.home, signal });
           return await applySourceChanges(dir, attempt, patches, paths, signal);
         }, { build: !known });
@@ -271,90 +215,38 @@ export async function examineWith(
   const first = await firstBase;
   const candidates = await patchRuns;
   // B's repeats, one after another, run only the tests whose stability can change a verdict.
-  const select = maker.repeatSelection(first, candidates);
+  const select = context.repeatSelection(first, candidates);
   const repeats: TreeResult[] = [];
-  for (let i = 1; i < c.tasks.reruns; i++) {
-    const tree = baseTree(`B#${i + 1}`);
-    repeats.push(await run(tree, repeatKey(i), maker.treeDir(tree), checkoutBase, { select }));
+  for (let i = 1; i < project.config.tasks.reruns; i++) {
+    repeats.push(await run(baseTree(`B#${i + 1}`), repeatKey(i), checkoutBase, { select }));
   }
   const results = [first, ...repeats, ...candidates];
   const listed: Owner[] = [
-    ...maker.authors.map((a) => ({ name: a.agent, role: a.role })),
+    ...context.authors.map((a) => ({ name: a.agent, role: a.role })),
     { name: REPOSITORY, role: "repository" as const },
   ];
   return {
     version: RESULTS_VERSION,
     kind: "matrix",
     task: task.id,
-    inputsKey: maker.inputsKey,
+    inputsKey: context.inputsKey,
     trees: results.map((r) => r.tree),
-    ...assembleCells(listed, maker.filled?.(results, listed) ?? results),
+    ...assembleCells(
+      listed,
+      results,
+      (id) => runner.fileOf(id),
+      (owner) => owners.get(owner)?.statically ?? [],
+    ),
     tampering: results.flatMap((r) =>
       r.groups.filter((g) => g.tamper.length > 0 || g.suspect.length > 0).map((g) => ({
         tree: r.tree.id,
         author: g.owner,
         events: g.tamper,
         suspect: g.suspect,
-        blame: maker.blame(g),
+        blame: context.blame(g.tamper, g.owner),
       }))
     ),
-    runs: maker.runs(results.map((r) => r.tree.id)),
+    runs: log.sorted(results.map((r) => r.tree.id)),
     reuse: reuse.saved(),
-  };
-}
-
-/** How one language's examine stage reads and runs a task. */
-export interface ExamineLanguage<E> {
-  /** Make the stage's test environment (default: Python's). */
-  environment?(): Promise<E>;
-  /** A task's matrix inputs key. */
-  key(task: Task, attempts: BoutAttempt[], env: E): string;
-  /** How many candidates a task's attempts make, for progress. */
-  candidates(task: Task, attempts: readonly BoutAttempt[]): number;
-  /** Cross-examine one task. */
-  examine(task: Task, attempts: BoutAttempt[], context: ExamineContext<E>): Promise<Matrix>;
-  /** What its runs are called in the summary (`pytest session`). */
-  runs: string;
-}
-
-/**
- * The examine stage in any language: cross-examine the scorable ones among `tasks` that have at
- * least one attempt by a configured agent, and save each matrix in `.bugbout/matrices/<task>.json`
- * as it is done.
- */
-export async function runExamineStage<E>(
-  project: Project,
-  tasks: readonly Task[],
-  options: ExamineOptions<E>,
-  language: ExamineLanguage<E>,
-): Promise<ExamineStage> {
-  const oracles = (await readOracles(project)).oracles;
-  const scorable = tasks.filter((t) => oracles[t.id]?.status === "scorable");
-  const saved = new Map<string, Matrix | undefined>();
-  const stage = await runTaskStage<BoutAttempt[], Matrix, E>(project, scorable, {
-    name: "examine",
-    ...(language.environment ? { environment: language.environment } : {}),
-    inputs: async (task) => {
-      const attempts = await readAttempts(project, task.id);
-      saved.set(task.id, await readMatrix(project, task.id));
-      return attempts.length > 0 ? attempts : "no attempts";
-    },
-    key: (task, attempts, env) => language.key(task, attempts, env),
-    saved: (task) => saved.get(task.id),
-    reusable: (matrix) => !matrix.trees.some((t) => t.status === "infra-error"),
-    trees: (task, attempts) => project.config.tasks.reruns + language.candidates(task, attempts),
-    run: (task, attempts, context) =>
-      language.examine(task, attempts, { ...context, previous: saved.get(task.id) }),
-    save: (task, matrix) => project.results.write(matrixFile(task.id), matrix),
-  }, options);
-  const matrices = [...stage.results.values()];
-  const made = matrices.filter((m) => stage.made.has(m.task));
-  return {
-    matrices,
-    summary: `${plural(matrices.length, "matrix", "matrices")} (${made.length} new, ${
-      matrices.length - made.length
-    } unchanged): ${reuseSummary(made.map((m) => m.reuse))}, ${
-      plural(stage.sessions, language.runs)
-    }`,
   };
 }

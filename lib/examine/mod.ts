@@ -2,17 +2,20 @@
  * Cross-examination: before anything looks at the hidden tests or the gold fix, every test written
  * by every author — each contestant's regression tests, each examiner's tests — runs on B (no
  * patch, `[tasks] reruns` times) and on every contestant's candidate, and the repository's own
- * suite runs on all of them too (`[judge] run-suite`). The cost is one pytest session per tree,
- * plus one per tree for each author that wrote configuration of its own (see `authors.ts`), not
- * one per cell. The result, `matrices/<task>.json`, is what the judge reads.
+ * suite runs on all of them too (`[judge] run-suite`). Every owner of rows is kept from reaching
+ * another's outcomes as the tree's runner allows (`testbed/owners.ts`: one run for the owners who
+ * may share a tree, a copy of the tree for each of the others). The result,
+ * `matrices/<task>.json`, is what the judge reads; it is the same record in every language.
  *
  * Each task's matrix is written atomically as soon as it is done, and is not computed again while
  * its inputs (the task, the attempts, the settings) are unchanged; a matrix with a tree that hit an
- * infrastructure error is always computed again.
+ * infrastructure error is always computed again. A cell (one owner on one tree) is reused while
+ * its key stands, so adding an agent runs only its tree against every owner and its tests on every
+ * tree.
  *
  * Only tasks whose ground truth is scorable are examined.
  *
- * Requires `--allow-run` (git, cp, the sandbox, the interpreter), `--allow-read`, `--allow-write`
+ * Requires `--allow-run` (git, cp, the sandbox, the runners), `--allow-read`, `--allow-write`
  * (the results directory, `BUGBOUT_HOME`) and `--allow-env`.
  *
  * @module
@@ -20,87 +23,108 @@
 
 import { join } from "node:path";
 import { cachedTree, listFiles } from "../checkout.ts";
+import { BugboutError, describeError } from "../errors.ts";
+import { readTextIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
+import { languageOf, type LanguageSpec, type TestRunner } from "../lang/mod.ts";
+import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import { type GuardEvent, isTestModule, type TestEnv } from "../lang/python/mod.ts";
-import { type BoutAttempt, type Matrix, REPOSITORY, type Task } from "../records.ts";
+import { readAttempts } from "../race/mod.ts";
 import {
+  type BoutAttempt,
+  type GuardEvent,
+  type Matrix,
+  REPOSITORY,
+  type RunSummary,
+  type Task,
+} from "../records.ts";
+import {
+  attemptsFingerprint,
+  authorOwner,
   type AuthorTests,
   cellOn,
-  hasCandidate,
-  prepareTree,
+  hasTests,
+  reuseSummary,
   rowIds,
-  RunLog,
-  runPrepared,
-  sessionInputs,
-  sessionSettings,
+  type RowOwner,
+  runInputs,
+  runSettings,
+  runTaskStage,
   Slots,
+  type StageOptions,
+  suiteOwner,
   taskAuthors,
-  taskPathRules,
+  type TaskContext,
   type TreeResult,
-  treeRules,
 } from "../testbed/mod.ts";
-import {
-  type ExamineContext,
-  type ExamineOptions,
-  type ExamineStage,
-  examineWith,
-  matrixInputs,
-  runExamineStage,
-} from "./matrix.ts";
-import { examineRunnerAll } from "./runner.ts";
+import { plural } from "../words.ts";
+import { type ExaminedTree, examineTrees, matrixFile, readMatrix } from "./matrix.ts";
 
-export {
-  type ExamineContext,
-  type ExamineOptions,
-  type ExamineStage,
-  MATRICES_DIR,
-  readMatrices,
-  readMatrix,
-} from "./matrix.ts";
-export {
-  examineRunnerAll,
-  examineRunnerTask,
-  type RunnerExamineContext,
-  type RunnerExamineOptions,
-  runnerMatrixInputsKey,
-  runnerPathRules,
-} from "./runner.ts";
+export { MATRICES_DIR, readMatrices, readMatrix } from "./matrix.ts";
 
 /** Bumped when the way matrices are made changes, so saved ones are recomputed. */
-const EXAMINE_RULES = 2;
+const EXAMINE_RULES = 3;
 
-/** The inputs that decide a task's matrix; a saved matrix with the same key is reused. */
+/** What cross-examining one task needs besides the task. */
+export interface ExamineContext extends Omit<TaskContext, "key" | "slots" | "onRun" | "onStart"> {
+  /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
+  slots?: Slots;
+  /** Called after every run. */
+  onRun?: (run: RunSummary) => void;
+  /** Called as every run starts, with its tree. */
+  onStart?: (tree: string) => void;
+  /** The task's last matrix: its cells whose keys stand are not run again. */
+  previous?: Matrix;
+}
+
+/** Options for the examine stage. */
+export type ExamineOptions = StageOptions<Matrix>;
+
+/** What the examine stage did. */
+export interface ExamineStage {
+  /** The matrices of the tasks examined (new or reused), in task order. */
+  matrices: Matrix[];
+  /** One line for a person. */
+  summary: string;
+}
+
+/** What a task's matrix is made from besides the task: its attempts and B's environment. */
+export interface ExamineInputs {
+  /** The attempts of configured agents. */
+  attempts: BoutAttempt[];
+  /** The key of B's environment (or why it could not be prepared). */
+  env: string;
+}
+
+/** What decides a task's matrix. */
 export function matrixInputsKey(
   project: Project,
   task: Task,
-  attempts: readonly BoutAttempt[],
-  env: TestEnv,
+  { attempts, env }: ExamineInputs,
+  context: Pick<TaskContext, "tools">,
 ): string {
+  const c = project.config;
   return inputsKey({
     rules: EXAMINE_RULES,
-    ...matrixInputs(project, task, attempts),
+    task: task.id,
+    commit: task.commit,
+    parent: task.parent,
     packageDir: task.packageDir,
     pythonPath: task.pythonPath,
-    ...sessionInputs(project, env),
-  });
-}
-
-/** The key of how a task's sessions run: a cell made another way is not reused. */
-function sessionsKey(project: Project, task: Task, env: TestEnv): string {
-  return inputsKey({
-    rules: EXAMINE_RULES,
-    task: [task.packageDir, task.pythonPath],
-    tests: project.config.project.tests,
-    ...sessionInputs(project, env),
+    tests: c.project.tests,
+    agents: project.agents.map((a) => [a.name, a.role]),
+    attempts: attemptsFingerprint(attempts),
+    runSuite: c.judge.runSuite,
+    env,
+    ...runInputs(project, context.tools),
   });
 }
 
 /**
- * Cross-examine one task: build B and every contestant's candidate, install every author's tests,
- * run the sessions and assemble the matrix (see `examineWith`). Never looks at G or at the hidden
- * tests. Cells whose key stands in `context.previous` are taken from it, and a tree none of whose
- * cells must run is never built.
+ * Cross-examine one task: build B and every contestant's candidate, run every owner's tests on
+ * them and assemble the matrix (see `examineTrees`). Never looks at G or at the hidden tests.
+ * Cells whose key stands in `context.previous` are taken from it, and a tree none of whose cells
+ * must run is never built.
  */
 export async function examineTask(
   project: Project,
@@ -108,59 +132,51 @@ export async function examineTask(
   attempts: readonly BoutAttempt[],
   context: ExamineContext,
 ): Promise<Matrix> {
-  const { signal, work } = context;
+  const { signal, work, tools } = context;
   const c = project.config;
   const base = await cachedTree(project.repository, task.parent, { home: project.home, signal });
-  const rules = await treeRules(base);
-  const authors = await taskAuthors(project, attempts, {
+  const { runner, env } = await tools.open(base, { task, signal });
+  const authors = await taskAuthors(project, tools.language, attempts, {
     base,
-    python: context.env.python,
-    rules,
+    runner,
+    env,
     scratch: join(work, "scratch"),
     signal,
   });
-  const suite = c.judge.runSuite
-    ? (await listFiles(project.repository, task.parent, [c.project.tests]))
-      .filter((p) => isTestModule(p, rules))
-    : [];
   // Who runs on every tree: each author with tests, then the repository's suite.
-  const owners = new Map<string, string>();
-  for (const a of authors) {
-    if (!a.problem && a.modules.length > 0) owners.set(a.agent, a.key);
+  const owners = new Map<string, RowOwner>();
+  for (const a of authors.filter(hasTests)) owners.set(a.agent, authorOwner(a, runner));
+  if (c.judge.runSuite) {
+    const files = await listFiles(project.repository, task.parent);
+    const suite = await runner.suite(files, (path) => readTextIfExists(join(base, path)));
+    if (suite.length > 0) {
+      owners.set(REPOSITORY, suiteOwner(suite, inputsKey(["suite", suite]), runner));
+    }
   }
-  if (suite.length > 0) owners.set(REPOSITORY, inputsKey(suite));
-  const log = new RunLog(context.onRun, context.onStart);
-  const settings = sessionSettings(project, task, {
-    sandbox: context.sandbox,
-    env: context.env,
-    slots: context.slots ?? new Slots(c.run.jobs),
-    scratch: join(work, "runs"),
-    signal,
-  });
-  const chosen = (names: readonly string[]) => authors.filter((a) => names.includes(a.agent));
-  const paths = taskPathRules(project, task);
-  return await examineWith(project, task, attempts, context, {
-    inputsKey: matrixInputsKey(project, task, attempts, context.env),
-    paths,
-    treeInputs: { paths },
+  return await examineTrees(project, task, attempts, {
+    ...context,
+    inputsKey: matrixInputsKey(project, task, { attempts: [...attempts], env: env.key }, context),
+    runner,
+    env,
     authors,
     owners,
-    sessions: sessionsKey(project, task, context.env),
-    treeDir: (tree, n) => join(work, "trees", tree.kind === "base" ? tree.id : `p${n}`),
-    // The tree with these owners' tests installed; `build` makes it again after a crash.
-    runTree: async (tree, dir, build, names, select) => {
-      const built = await build(dir);
-      if (!built.ok) return { failed: built.message };
-      const prepared = await prepareTree(dir, chosen(names), build, signal);
-      return await runPrepared(prepared, settings, log.on(tree.id), {
-        suite,
-        only: new Set(names),
-        select,
-      });
-    },
-    repeatSelection: (first, candidates) => repeatSelection(first, candidates, [...owners.keys()]),
-    blame: (g) => blameOf(g.tamper, authors.find((a) => a.agent === g.owner)),
-    runs: (trees) => log.sorted(trees),
+    sessions: inputsKey({
+      rules: EXAMINE_RULES,
+      task: [task.packageDir, task.pythonPath],
+      tests: c.project.tests,
+      env: env.key,
+      ...runInputs(project, tools),
+    }),
+    settings: runSettings(project, {
+      sandbox: context.sandbox,
+      slots: context.slots ?? new Slots(c.run.jobs),
+      scratch: join(work, "runs"),
+      signal,
+    }),
+    repeatSelection: (first, candidates) =>
+      repeatSelection(first, candidates, [...owners.values()], runner),
+    blame: (events, owner) =>
+      blameOf(events, authors.find((a) => a.agent === owner), tools.language),
   });
 }
 
@@ -173,46 +189,44 @@ export async function examineTask(
 export function repeatSelection(
   base: TreeResult,
   candidates: readonly TreeResult[],
-  owners: readonly string[],
+  owners: readonly Pick<RowOwner, "name" | "statically">[],
+  runner: Pick<TestRunner, "fileOf">,
 ): Map<string, Set<string>> {
   const select = new Map<string, Set<string>>();
   const ran = candidates.filter((c) => c.groups.length > 0);
+  const fileOf = (id: string) => runner.fileOf(id);
   for (const owner of owners) {
     const ids = new Set<string>();
     const observations = [base, ...ran].flatMap((r) =>
-      r.groups.filter((g) => g.owner === owner).map((g) => g.outcomes)
+      r.groups.filter((g) => g.owner === owner.name && g.status !== "infra-error").map((g) =>
+        g.outcomes
+      )
     );
-    for (const id of rowIds(observations)) {
-      const onBase = cellOn(base, owner, id);
-      if (
-        onBase !== "passed" || ran.some((c) => cellOn(c, owner, id) !== onBase)
-      ) ids.add(id);
+    for (const id of rowIds(observations, fileOf, owner.statically)) {
+      const onBase = cellOn(base, owner.name, id, fileOf);
+      if (onBase !== "passed" || ran.some((c) => cellOn(c, owner.name, id, fileOf) !== onBase)) {
+        ids.add(id);
+      }
     }
-    select.set(owner, ids);
+    select.set(owner.name, ids);
   }
   return select;
 }
 
 /**
- * The file whose code raised a guard event (`pkg/__init__.py:12`), if it names one; events that
- * name a test (`tests/x.py::test`) or a file that was changed are what happened, not who did it.
- */
-function originOf(where: string): string | undefined {
-  return where.match(/^([^\s:]+\.py):\d+$/)?.[1];
-}
-
-/**
- * Whose code tampering events point to: the author's own files (its modules beside the
- * originals, or its files in place), or the tree's.
+ * Whose code tampering events point to: the author's own files (its copies beside the
+ * originals, or its files in place), or the tree's. Events that name no file (a test's id, an
+ * object) are what happened, not who did it.
  */
 function blameOf(
   events: readonly GuardEvent[],
   author: AuthorTests | undefined,
+  language: Pick<LanguageSpec, "originOf">,
 ): ("author" | "tree")[] {
   const own = (path: string) =>
     author !== undefined &&
-    (author.files.has(path) || path.split("/").includes(author.dir));
-  const origins = events.map((e) => originOf(e.where)).filter((o) => o !== undefined);
+    (author.files.has(path) || author.tests.some((f) => f.beside === path));
+  const origins = events.map((e) => language.originOf?.(e)).filter((o) => o !== undefined);
   const blame: ("author" | "tree")[] = [];
   if (origins.some(own)) blame.push("author");
   if (origins.some((o) => !own(o))) blame.push("tree");
@@ -228,15 +242,45 @@ export async function examineAll(
   tasks: readonly Task[],
   options: ExamineOptions = {},
 ): Promise<ExamineStage> {
-  if (project.config.project.language !== "python") {
-    const { env: _python, ...rest } = options;
-    return await examineRunnerAll(project, tasks, rest);
-  }
-  return await runExamineStage(project, tasks, options, {
-    key: (task, attempts, env) => matrixInputsKey(project, task, attempts, env),
-    candidates: (task, attempts) =>
-      attempts.filter((a) => hasCandidate(a.attempt, taskPathRules(project, task))).length,
-    examine: (task, attempts, context) => examineTask(project, task, attempts, context),
-    runs: "pytest session",
-  });
+  const oracles = (await readOracles(project)).oracles;
+  const scorable = tasks.filter((t) => oracles[t.id]?.status === "scorable");
+  const saved = new Map<string, Matrix | undefined>();
+  // For progress only: the trees' runner classifies paths again when the trees are built.
+  const candidates = (attempts: readonly BoutAttempt[]) =>
+    attempts.filter(({ attempt: a }) =>
+      a.status === "patch" && a.role === "contestant" && a.files.some((f) => f.kind === "source")
+    ).length;
+  const stage = await runTaskStage<ExamineInputs, Matrix>(project, scorable, {
+    name: "examine",
+    inputs: async (task, tools) => {
+      const attempts = await readAttempts(project, task.id);
+      saved.set(task.id, await readMatrix(project, task.id));
+      if (attempts.length === 0) return "no attempts";
+      // A tree whose dependencies cannot be installed is this task's trouble (its matrix says so).
+      const env = await tools.envKey(task.parent).catch((error) => {
+        if (error instanceof BugboutError) return `unprepared: ${describeError(error)}`;
+        throw error;
+      });
+      return { attempts, env };
+    },
+    key: (task, inputs, tools) => matrixInputsKey(project, task, inputs, { tools }),
+    saved: (task) => saved.get(task.id),
+    reusable: (matrix) => !matrix.trees.some((t) => t.status === "infra-error"),
+    trees: (_task, inputs) => project.config.tasks.reruns + candidates(inputs.attempts),
+    run: (task, inputs, context) =>
+      examineTask(project, task, inputs.attempts, { ...context, previous: saved.get(task.id) }),
+    save: (task, matrix) => project.results.write(matrixFile(task.id), matrix),
+  }, options);
+  const matrices = [...stage.results.values()];
+  const made = matrices.filter((m) => stage.made.has(m.task));
+  return {
+    matrices,
+    summary: `${plural(matrices.length, "matrix", "matrices")} (${made.length} new, ${
+      matrices.length - made.length
+    } unchanged): ${reuseSummary(made.map((m) => m.reuse))}, ${
+      plural(stage.sessions, languageOf(project.config.project.language).runWord)
+    }`,
+  };
 }
+
+export type { ExaminedTree };

@@ -12,12 +12,12 @@
  */
 
 import { BugboutError } from "../errors.ts";
-import { addLanguageName, type Language } from "../records.ts";
+import { addLanguageName, DEFAULT_LANGUAGE, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
 import { python } from "./python/mod.ts";
-import type { Detected, LanguageSpec } from "./types.ts";
+import type { Detected, LanguageSpec, ProjectDetection } from "./types.ts";
 
 export type * from "./types.ts";
 export { LANGUAGES } from "../records.ts";
@@ -62,15 +62,15 @@ export function registerLanguage(language: LanguageSpec): () => void {
 }
 
 /**
- * The languages other than Python found at the root of `tree`, each with its runner and what it
- * was told by: a `go.mod`, a `package.json` with a test runner. (Python is `init`'s own layout
- * detection: a package directory and pytest's configuration.)
+ * The language of the project in `tree`: the first language that recognises it, in the
+ * registry's order (a Python package first: a Go or JavaScript project often carries a few
+ * Python scripts, but a package directory decides), else the default language.
  */
-export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
-  const found = await Promise.all(
-    languages().filter((l) => l.name !== "python").map((l) => l.detect(tree)),
-  );
-  return found.filter((d) => d !== undefined);
+export async function detectProject(tree: string): Promise<ProjectDetection> {
+  const found = (await Promise.all(languages().map((l) => l.detect(tree))))
+    .filter((d) => d !== undefined);
+  if (found.length === 0) return { tree, language: DEFAULT_LANGUAGE, others: [] };
+  return { tree, language: found[0].language, detected: found[0], others: found.slice(1) };
 }
 
 /**
@@ -80,6 +80,9 @@ export async function detectOtherLanguages(tree: string): Promise<Detected[]> {
 export async function openRunner(language: Language, tree: string) {
   return await languageOf(language).openRunner(tree);
 }
+
+export { infraCause, mergeRepeats } from "./results.ts";
+export { perTreeTools, RUNNERS_VERSION } from "./tools.ts";
 
 // -- Mining -----------------------------------------------------------------------------------
 export {

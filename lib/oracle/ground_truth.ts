@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { PytestRun, RepeatedRuns } from "../lang/python/mod.ts";
+import type { RepeatedRuns, RunnerRun, TruthAdvice } from "../lang/mod.ts";
 import type { Outcome } from "../records.ts";
 import { countOutcomes } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
@@ -61,7 +61,7 @@ export function oneLine(message: string): string {
  * a broken channel never counts.
  */
 export function deterministicFailure(
-  runs: readonly PytestRun[],
+  runs: readonly RunnerRun[],
   refusal?: string,
 ): string | undefined {
   if (runs.length === 0) return undefined;
@@ -80,85 +80,40 @@ export function deterministicFailure(
   return said ? line : undefined;
 }
 
-/**
- * What today's pytest refuses in a tree's configuration, in a line, from the files themselves
- * (name → text): a `[pytest]` section in `setup.cfg`, which pytest stopped reading in 4.0.
- */
-export function configRefusal(files: Record<string, string | undefined>): string | undefined {
-  if (files["setup.cfg"] && /^\[pytest\]\s*$/m.test(files["setup.cfg"])) {
-    return "setup.cfg has a [pytest] section, which pytest refuses since 4.0 (it reads " +
-      "[tool:pytest]); this commit's tests cannot run on today's pytest.";
-  }
-  return undefined;
-}
-
-/** Modules a run's failures say are missing: `No module named 'pretend'` → `pretend`. */
-export function missingModules(run: Pick<PytestRun, "failures"> | undefined): string[] {
-  const found = new Set<string>();
-  for (const message of Object.values(run?.failures ?? {})) {
-    const match = message.match(/No module named ['"]?([\w.]+)['"]?/);
-    if (match) found.add(match[1]);
-  }
-  return [...found].sort();
-}
-
 /** The first test or module in error on a run, with its error line, for a reason; "" when none. */
-function firstError(run: PytestRun | undefined): string {
+function firstError(run: RunnerRun | undefined, advice?: TruthAdvice): string {
   const id = Object.keys(run?.outcomes ?? {}).sort().find((id) => run!.outcomes[id] === "error");
   const message = id && run?.failures?.[id];
   if (!message) return "";
-  // pytest N turns what N-1 only warned about into errors: an older pytest runs the test.
-  const removed = message.match(/PytestRemovedIn(\d+)Warning/);
-  const pin = removed
-    ? ` A pytest older than ${+removed[1] - 1} runs it: add "pytest<${
-      +removed[1] - 1
-    }" to [project] test-dependencies.`
-    : "";
-  return ` First error, ${id}: ${oneLine(message).replace(/(?<![.…])$/, ".")}${pin}`;
-}
-
-/** What to set for modules the tests import and the environment lacks (not the package's own). */
-function dependencyHint(modules: string[], packageName?: string): string {
-  const missing = [
-    ...new Set(modules.map((m) => m.split(".")[0]).filter((m) => m !== packageName)),
-  ];
-  if (missing.length === 0) return "";
-  return ` Add ${missing.map((m) => JSON.stringify(m)).join(", ")} to [project] ` +
-    `test-dependencies in bugbout.toml (the name on PyPI may differ).`;
+  const note = advice?.failureNote(message) ?? "";
+  return ` First error, ${id}: ${oneLine(message).replace(/(?<![.…])$/, ".")}${note}`;
 }
 
 /** Options of {@linkcode groundTruth}. */
 export interface GroundTruthOptions {
-  /** The package's import name (Python): its own modules are never a missing dependency. */
-  packageName?: string;
-  /** What each side's configuration says pytest refuses (see {@linkcode configRefusal}). */
+  /** The runner, as reasons name it (`pytest`, `go test`, `vitest`, ...). */
+  runner: string;
+  /** What each side's configuration says the runner refuses (the language's `configRefusal`). */
   refusal?: { B?: string; G?: string };
-  /**
-   * The runner, as reasons name it, for a Go or JavaScript project (`go test`, `vitest`, ...):
-   * its reasons then give no Python advice (missing modules, `test-dependencies`). Python's
-   * reasons name pytest.
-   */
-  runner?: string;
+  /** What the language can say of failed runs (the language's `truthAdvice`). */
+  advice?: TruthAdvice;
 }
 
 /** Decide a task's ground truth from its runs on B and on G. */
 export function groundTruth(
   b: RepeatedRuns,
   g: RepeatedRuns,
-  options: GroundTruthOptions = {},
+  options: GroundTruthOptions,
 ): GroundTruth {
   const none = { failToPass: [], passToPass: [], unstable: [] };
-  const runner = options.runner ?? "pytest";
-  const python = options.runner === undefined;
+  const { runner, advice } = options;
   const gStuck = deterministicFailure(g.runs, options.refusal?.G);
   if (gStuck) {
     return {
       ...none,
       status: "unscorable",
       reason: `${runner} cannot run the fix's tests on G: ${gStuck}${
-        python
-          ? dependencyHint(missingModules({ failures: { G: gStuck } }), options.packageName)
-          : ""
+        advice ? advice.dependencyHint(advice.missingModules({ G: gStuck })) : ""
       }`,
     };
   }
@@ -208,10 +163,10 @@ export function groundTruth(
   }
   const gRun = g.runs.find((r) => r.status !== "infra-error");
   const gCounts = countOutcomes(gRun?.outcomes ?? {});
-  const missing = python ? missingModules(gRun) : [];
+  const missing = advice?.missingModules(gRun?.failures ?? {}) ?? [];
   const hint = missing.length
     ? ` On G, ${missing.map((m) => `No module named '${m}'`).join(", ")}.${
-      dependencyHint(missing, options.packageName)
+      advice!.dependencyHint(missing)
     }`
     : "";
   let reason: string;
@@ -220,7 +175,7 @@ export function groundTruth(
     reason = timedOut
       ? `No test passes on the fix: ${timedOut.message}`
       : `No test of the fix's test files passes on the fix (G: ${describeCounts(gCounts)}).${
-        missing.length ? "" : firstError(gRun)
+        missing.length ? "" : firstError(gRun, advice)
       }`;
   } else if (flippedButUnstable > 0) {
     reason = `The fix makes no stable test go from failing to passing: ${
@@ -242,57 +197,4 @@ export function groundTruth(
     passToPass,
     unstable: sortedUnstable,
   };
-}
-
-/** One name a failure says does not exist, and how it says so. */
-export interface MissingName {
-  /** The name. */
-  name: string;
-  /** `import`, `attribute`, `name`, `keyword` or `module`. */
-  kind: "import" | "attribute" | "name" | "keyword" | "module";
-}
-
-const MISSING: [RegExp, MissingName["kind"]][] = [
-  [/cannot import name ['"]?(\w+)['"]?/, "import"],
-  [/module ['"][\w.]+['"] has no attribute ['"](\w+)['"]/, "attribute"],
-  [/type object ['"]\w+['"] has no attribute ['"](\w+)['"]/, "attribute"],
-  [
-    /['"](?!NoneType|int|str|list|dict|tuple|bytes|float|bool|set)\w+['"] object has no attribute ['"](\w+)['"]/,
-    "attribute",
-  ],
-  [/NameError: name ['"](\w+)['"] is not defined/, "name"],
-  [/got an unexpected keyword argument ['"](\w+)['"]/, "keyword"],
-  [/No module named ['"]([\w.]+)['"]/, "module"],
-];
-
-/** The name a failure line says does not exist yet, if it says so. */
-export function missingName(message: string): MissingName | undefined {
-  for (const [pattern, kind] of MISSING) {
-    const match = message.match(pattern);
-    if (match) return { name: match[1], kind };
-  }
-  return undefined;
-}
-
-/**
- * When every fail-to-pass test fails on B only because a name does not exist there (an import,
- * an attribute, a keyword argument, a module of the package), those names; undefined when any
- * fails another way. A test missing from B is read through its module's collection error.
- */
-export function namesMissingOnB(
-  failToPass: readonly string[],
-  b: RepeatedRuns,
-): MissingName[] | undefined {
-  if (failToPass.length === 0) return undefined;
-  const failures: Record<string, string> = {};
-  for (const run of b.runs) Object.assign(failures, run.failures ?? {});
-  const names = new Map<string, MissingName>();
-  for (const id of failToPass) {
-    const module = id.split("::")[0];
-    const message = failures[id] ?? failures[module];
-    const missing = message === undefined ? undefined : missingName(message);
-    if (!missing) return undefined;
-    names.set(missing.name, missing);
-  }
-  return [...names.values()];
 }

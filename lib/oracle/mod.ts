@@ -1,27 +1,33 @@
 /**
- * Ground truth: for each task, run the test modules the fix touched on B (the parent, with the
+ * Ground truth: for each task, run the test files the fix touched on B (the parent, with the
  * fix's versions of those test files installed) and on G (the fix), each `[tasks] reruns` times,
  * sandboxed, and decide fail-to-pass, pass-to-pass and unstable tests (see `ground_truth.ts`).
+ * Every language runs the same trees, as often, by the same rules, with its own runner and each
+ * tree's environment (the project's language's tools, `lib/lang/`).
  *
  * `.bugbout/oracles.json` is rewritten atomically after each task finishes, so an interrupt or a
  * kill keeps every finished task; a task whose inputs have not changed since it was saved is not
  * run again (an infrastructure error is always retried). Independent tasks run in parallel, up
- * to `[run] jobs` pytest sessions at a time. A Go or JavaScript project runs its runner instead of
- * pytest, on the same trees, as often, by the same rules (see `runners.ts`).
+ * to `[run] jobs` test runs at a time.
  *
- * Requires `--allow-run` (git, cp, uv, the sandbox), `--allow-read`, `--allow-write` (the results
- * directory, `BUGBOUT_HOME`) and `--allow-env`.
+ * Requires `--allow-run` (git, cp, the toolchains, the sandbox), `--allow-read`, `--allow-write`
+ * (the results directory, `BUGBOUT_HOME`) and `--allow-env`.
  *
  * @module
  */
 
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { checkout, installFiles } from "../checkout.ts";
-import { describeError, InterruptedError } from "../errors.ts";
-import { readTextIfExists, statIfExists } from "../fs.ts";
+import { BugboutError, describeError, InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
+import type {
+  ProjectTools,
+  RepeatedRuns,
+  RunnerRunOptions,
+  RunnerTree,
+  TestRunner,
+} from "../lang/mod.ts";
 import type { Project } from "../project.ts";
-import { type RepeatedRuns, runPytest, type TestEnv } from "../lang/python/mod.ts";
 import {
   type Oracle,
   type OraclesFile,
@@ -32,34 +38,30 @@ import {
 import {
   hiddenTestFiles,
   type OnSession,
+  runInputs,
   RunLog,
   runTaskStage,
-  sessionInputs,
   type StageOptions,
   type TaskContext,
 } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
-import { configRefusal, groundTruth, namesMissingOnB } from "./ground_truth.ts";
-import { runnerOracleStage } from "./runners.ts";
+import { groundTruth } from "./ground_truth.ts";
 import { blankOracle, durationsOnG, existing, runSide } from "./sides.ts";
 
 export {
-  configRefusal,
   deterministicFailure,
   failsOnB,
   type GroundTruth,
   groundTruth,
   type GroundTruthOptions,
-  missingName,
   oneLine,
 } from "./ground_truth.ts";
-export { asPytestRun, type RunnerOracleInputs } from "./runners.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const ORACLES_FILE = "oracles.json";
 
 /** Bumped when the oracle's rules change, so saved results are recomputed. */
-const ORACLE_RULES = 2;
+const ORACLE_RULES = 3;
 
 /** Options for {@linkcode oracleAll}. */
 export type OracleOptions = StageOptions<Oracle>;
@@ -72,8 +74,44 @@ export interface OracleStage {
   summary: string;
 }
 
+/** What a task's ground truth depends on besides the task: its trees' environments. */
+export type OracleInputs =
+  | {
+    /** The environment keys of B (the parent's dependency files) and G. */
+    envs: { B: string; G: string };
+  }
+  | {
+    /** Why an environment could not be prepared (the task is an infrastructure error). */
+    error: string;
+  };
+
+/** Read `oracles.json`, or an empty file when there is none yet. */
+export async function readOracles(project: Project): Promise<OraclesFile> {
+  return (await project.results.read(ORACLES_FILE, oraclesFileSchema, "ground truth")) ??
+    { version: RESULTS_VERSION, kind: "oracles", oracles: {} };
+}
+
+/** The environment keys of a task's two sides (prepared with the network open, cached). */
+async function inputsOf(tools: ProjectTools, task: Task): Promise<OracleInputs> {
+  try {
+    const [B, G] = await Promise.all([tools.envKey(task.parent), tools.envKey(task.commit)]);
+    return { envs: { B, G } };
+  } catch (error) {
+    // A tree whose dependencies cannot be installed is this task's trouble, not the stage's.
+    if (error instanceof BugboutError) {
+      return { error: describeError(error) + (error.hint ? `\nhint: ${error.hint}` : "") };
+    }
+    throw error;
+  }
+}
+
 /** The inputs that decide a task's oracle; a saved oracle with the same key is reused. */
-function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {
+function oracleInputsKey(
+  project: Project,
+  task: Task,
+  inputs: OracleInputs,
+  tools: ProjectTools,
+): string {
   return inputsKey({
     rules: ORACLE_RULES,
     commit: task.commit,
@@ -81,14 +119,9 @@ function oracleInputsKey(project: Project, task: Task, env: TestEnv): string {
     testFiles: task.testFiles,
     supportFiles: task.supportFiles ?? [],
     pythonPath: task.pythonPath,
-    ...sessionInputs(project, env),
+    envs: "envs" in inputs ? inputs.envs : { error: inputs.error },
+    ...runInputs(project, tools),
   });
-}
-
-/** Read `oracles.json`, or an empty file when there is none yet. */
-export async function readOracles(project: Project): Promise<OraclesFile> {
-  return (await project.results.read(ORACLES_FILE, oraclesFileSchema, "ground truth")) ??
-    { version: RESULTS_VERSION, kind: "oracles", oracles: {} };
 }
 
 /**
@@ -101,22 +134,13 @@ export async function oracleAll(
   options: OracleOptions = {},
 ): Promise<OracleStage> {
   const file = await readOracles(project);
-  if (project.config.project.language !== "python") {
-    // A Go or JavaScript project: its runner on each tree, the same trees, runs and rules.
-    const save = () => project.results.write(ORACLES_FILE, file);
-    const { env: _python, ...rest } = options;
-    await runTaskStage(project, tasks, runnerOracleStage(project, file, ORACLE_RULES, save), rest);
-    const chosen = options.only ? tasks.filter((t) => options.only!.includes(t.id)) : tasks;
-    const statuses = chosen.map((t) => file.oracles[t.id]?.status ?? "missing");
-    return { file, summary: tally(statuses) || "no tasks" };
-  }
   await runTaskStage(project, tasks, {
     name: "oracle",
-    inputs: () => Promise.resolve(undefined),
-    key: (task, _, env) => oracleInputsKey(project, task, env),
+    inputs: (task, tools) => inputsOf(tools, task),
+    key: (task, inputs, tools) => oracleInputsKey(project, task, inputs, tools),
     saved: (task) => file.oracles[task.id],
     reusable: (saved) => saved.status !== "infra-error",
-    run: (task, _, context) => oracleOf(project, task, context),
+    run: (task, inputs, context) => oracleOf(project, task, inputs, context),
     save: (_, oracle) => {
       file.oracles[oracle.task] = oracle;
       return project.results.write(ORACLES_FILE, file);
@@ -127,109 +151,100 @@ export async function oracleAll(
   return { file, summary: tally(statuses) || "no tasks" };
 }
 
+/** What every run of a task's tests shares: the sandbox, the settings, trusted code. */
+function runSettings(project: Project, context: TaskContext) {
+  const c = project.config;
+  return {
+    sandbox: context.sandbox,
+    extraEnv: c.project.env,
+    timeoutMs: c.run.testTimeout * 1000,
+    memoryMb: c.run.testMemory,
+    deny: [project.repository, project.home, project.results.path],
+    scratch: join(context.work, "runs"),
+    // The maintainers' own code and tests: what passed before a hang stands, and their tests
+    // may write into the tree.
+    trustPartial: true,
+    watchTree: false,
+    signal: context.signal,
+  } satisfies Partial<RunnerRunOptions>;
+}
+
 /** One task: build B and G, run each side `reruns` times (sides in parallel), decide. */
-async function oracleOf(project: Project, task: Task, context: TaskContext): Promise<Oracle> {
+async function oracleOf(
+  project: Project,
+  task: Task,
+  inputs: OracleInputs,
+  context: TaskContext,
+): Promise<Oracle> {
   const { signal, work } = context;
+  const language = context.tools.language;
   const log = new RunLog(context.onRun, context.onStart);
   const blank = blankOracle(task, context.key, log);
+  if ("error" in inputs) {
+    const error = inputs.error.replace(/^Cannot prepare the test environment: /, "");
+    return blank("infra-error", `Cannot prepare the test environment: ${error}`);
+  }
   try {
+    const home = { home: project.home, signal };
     const unsure = (task.unsureTests ?? []).map((u) => u.file);
     let collectedOnB: Set<string> | undefined;
-    const [bTree, gTree] = await Promise.all([
+    const [[bTree, bSide], [gTree, gSide]] = await Promise.all([
       (async () => {
-        const tree = await checkout(project.repository, task.parent, join(work, "B"), {
-          home: project.home,
-          signal,
-        });
+        const tree = await checkout(project.repository, task.parent, join(work, "B"), home);
+        const side = await context.tools.open(tree, { task, signal });
         // What static reading could not tell, collection does: B's own tests, before the fix's.
-        if (unsure.length) {
-          collectedOnB = await collectedIds(
-            project,
-            task,
-            context,
-            tree,
-            unsure,
-            log.on("B-collect"),
-          );
+        if (unsure.length && side.runner.collect) {
+          collectedOnB = await collected(project, context, side, tree, unsure, log.on("B-collect"));
         }
         await installFiles(project.repository, task.commit, hiddenTestFiles(task), tree, signal);
-        return tree;
+        return [tree, side] as const;
       })(),
-      checkout(project.repository, task.commit, join(work, "G"), { home: project.home, signal }),
+      (async () => {
+        const tree = await checkout(project.repository, task.commit, join(work, "G"), home);
+        return [tree, await context.tools.open(tree, { task, signal })] as const;
+      })(),
     ]);
     const targets = await existing(gTree, task.testFiles);
     if (targets.length === 0) {
       return blank("unscorable", "None of the fix's test files exists on G.");
     }
-    const side = (tree: string, name: "B" | "G") =>
+    const side = (tree: string, name: "B" | "G", opened: RunnerTree) =>
       runSide(context, log, name, project.config.tasks.reruns, () =>
-        runPytest({
-          sandbox: context.sandbox,
-          env: context.env,
+        opened.runner.run({
+          ...runSettings(project, context),
+          env: opened.env,
           tree,
-          targets,
-          pythonPath: [task.pythonPath],
-          pytestArgs: project.config.project.pytestArgs,
-          extraEnv: project.config.project.env,
-          timeoutMs: project.config.run.testTimeout * 1000,
-          memoryMb: project.config.run.testMemory,
-          deny: [project.repository, project.home, project.results.path],
-          scratch: join(work, "runs"),
-          // The maintainers' own code and tests: what passed before a hang stands, and their
-          // tests may write into the tree.
-          trustPartial: true,
-          watchTree: false,
-          signal,
+          groups: [targets],
         }));
-    const [b, g] = await Promise.all([side(bTree, "B"), side(gTree, "G")]);
-    const refusal = async (tree: string) =>
-      configRefusal({ "setup.cfg": await readTextIfExists(join(tree, "setup.cfg")) });
+    const [b, g] = await Promise.all([side(bTree, "B", bSide), side(gTree, "G", gSide)]);
     const truth = groundTruth(b, g, {
-      packageName: basename(task.packageDir).replace(/\.py$/, ""),
-      refusal: { B: await refusal(bTree), G: await refusal(gTree) },
+      runner: gSide.runner.name,
+      refusal: {
+        B: await language.configRefusal?.(bTree),
+        G: await language.configRefusal?.(gTree),
+      },
+      advice: language.truthAdvice?.(task),
     });
-    const newApi = truth.status === "scorable"
-      ? await newApiNames(task, truth.failToPass, b, { bTree, gTree })
-      : undefined;
-    const gTests = new Set(Object.keys(g.stable).concat(g.unstable));
-    const collected = collectedOnB
-      ? {
-        collectedNewTests: [...gTests].filter((id) =>
-          unsure.includes(id.split("::")[0]) && id.includes("::") && !collectedOnB!.has(id)
-        ).sort(),
-      }
-      : {};
-    const durations = durationsOnG(g);
-    if (newApi) {
-      return {
-        task: task.id,
-        inputsKey: context.key,
-        status: "unscorable",
-        reason: `new-api: every fail-to-pass test fails on B only because ${
-          newApi.map((n) => `\`${n}\``).join(", ")
-        } ${newApi.length === 1 ? "does" : "do"} not exist yet, and the statement does not ` +
-          `name ${
-            newApi.length === 1 ? "it" : "them"
-          }: the task needs an API the agent cannot know.`,
-        leftOut: { reason: "new-api", names: newApi },
-        failToPass: truth.failToPass,
-        passToPass: truth.passToPass,
-        unstable: truth.unstable,
-        runs: log.sorted(),
-        durations: {},
-      };
-    }
-    return {
+    const decided = {
       task: task.id,
       inputsKey: context.key,
-      status: truth.status,
-      ...(truth.reason ? { reason: truth.reason } : {}),
       failToPass: truth.failToPass,
       passToPass: truth.passToPass,
       unstable: truth.unstable,
       runs: log.sorted(),
-      durations,
-      ...collected,
+    };
+    const newApi = truth.status === "scorable"
+      ? await language.newApiNames?.(task, truth.failToPass, b, { B: bTree, G: gTree })
+      : undefined;
+    if (newApi) return { ...decided, ...newApiRecord(newApi), durations: {} };
+    return {
+      ...decided,
+      status: truth.status,
+      ...(truth.reason ? { reason: truth.reason } : {}),
+      durations: durationsOnG(g),
+      ...(collectedOnB
+        ? { collectedNewTests: newlyCollected(gSide.runner, g, unsure, collectedOnB) }
+        : {}),
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
@@ -237,14 +252,42 @@ async function oracleOf(project: Project, task: Task, context: TaskContext): Pro
   }
 }
 
+/** A scorable task left out because it needs names the agent cannot know. */
+function newApiRecord(names: string[]): Pick<Oracle, "status" | "reason" | "leftOut"> {
+  const one = names.length === 1;
+  return {
+    status: "unscorable",
+    reason: `new-api: every fail-to-pass test fails on B only because ${
+      names.map((n) => `\`${n}\``).join(", ")
+    } ${one ? "does" : "do"} not exist yet, and the statement does not name ${
+      one ? "it" : "them"
+    }: the task needs an API the agent cannot know.`,
+    leftOut: { reason: "new-api", names },
+  };
+}
+
+/** The tests G ran in the unsure files that B's own collection did not have: the fix's new ones. */
+function newlyCollected(
+  runner: Pick<TestRunner, "fileOf">,
+  g: RepeatedRuns,
+  unsure: readonly string[],
+  onB: ReadonlySet<string>,
+): string[] {
+  const gTests = new Set(Object.keys(g.stable).concat(g.unstable));
+  return [...gTests].filter((id) => {
+    const file = runner.fileOf(id);
+    return file !== id && unsure.includes(file) && !onB.has(id);
+  }).sort();
+}
+
 /**
- * The test ids pytest collects from `files` in `tree` (those that exist there), with
- * `--collect-only`: one session, logged with `onRun`.
+ * The test ids the runner collects from `files` in `tree` (those that exist there): one run,
+ * logged with `onRun`.
  */
-async function collectedIds(
+async function collected(
   project: Project,
-  task: Task,
   context: TaskContext,
+  side: RunnerTree,
   tree: string,
   files: string[],
   onRun: OnSession,
@@ -253,57 +296,13 @@ async function collectedIds(
   if (present.length === 0) return new Set();
   const run = await context.slots.use(() => {
     onRun.starting?.();
-    return runPytest({
-      sandbox: context.sandbox,
-      env: context.env,
+    return side.runner.collect!({
+      ...runSettings(project, context),
+      env: side.env,
       tree,
-      targets: present,
-      pythonPath: [task.pythonPath],
-      pytestArgs: [...project.config.project.pytestArgs, "--collect-only"],
-      extraEnv: project.config.project.env,
-      timeoutMs: project.config.run.testTimeout * 1000,
-      memoryMb: project.config.run.testMemory,
-      deny: [project.repository, project.home, project.results.path],
-      scratch: join(context.work, "runs"),
-      trustPartial: true,
-      watchTree: false,
-      signal: context.signal,
+      files: present,
     });
   });
   onRun(run);
   return new Set(Object.keys(run.outcomes));
-}
-
-/**
- * The names a task needs that the agent cannot know: when every fail-to-pass test fails on B only
- * because a name is missing there, and each such name is new in the fix's source files (absent
- * from them on B, present on G) and unnamed by the statement. Undefined otherwise.
- */
-async function newApiNames(
-  task: Task,
-  failToPass: readonly string[],
-  b: RepeatedRuns,
-  trees: { bTree: string; gTree: string },
-): Promise<string[] | undefined> {
-  const missing = namesMissingOnB(failToPass, b);
-  if (!missing?.length) return undefined;
-  const read = async (tree: string) =>
-    (await Promise.all(task.sourceFiles.map((f) => readTextIfExists(join(tree, f))))).join("\n");
-  const [before, after] = await Promise.all([read(trees.bTree), read(trees.gTree)]);
-  const word = (name: string) => new RegExp(`(?<![\\w.])${name.replace(/\W/g, "")}(?!\\w)`);
-  for (const { name, kind } of missing) {
-    if (word(name.split(".").pop()!).test(task.statement)) return undefined;
-    if (kind === "module") {
-      const path = `${name.replaceAll(".", "/")}`;
-      const isNew = task.sourceFiles.some((f) =>
-        f.endsWith(`${path}.py`) || f.endsWith(`${path}/__init__.py`)
-      );
-      if (!isNew || (await statIfExists(join(trees.bTree, task.pythonPath, `${path}.py`)))) {
-        return undefined;
-      }
-      continue;
-    }
-    if (!word(name).test(after) || word(name).test(before)) return undefined;
-  }
-  return missing.map((m) => m.name);
 }

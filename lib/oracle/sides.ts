@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { InterruptedError } from "../errors.ts";
 import { statIfExists } from "../fs.ts";
-import { mergeRepeats, type PytestRun, type RepeatedRuns } from "../lang/python/mod.ts";
+import { mergeRepeats, type RepeatedRuns, type RunnerRun } from "../lang/mod.ts";
 import type { Oracle, Task } from "../records.ts";
 import type { RunLog, TaskContext } from "../testbed/mod.ts";
 
@@ -32,13 +32,13 @@ export function blankOracle(task: Task, key: string, log: RunLog) {
 
 /** Run one side `[tasks] reruns` times in the stage's slots, recording each run; merge them. */
 export async function runSide(
-  context: Pick<TaskContext<unknown>, "slots" | "signal">,
+  context: Pick<TaskContext, "slots" | "signal">,
   log: RunLog,
   name: "B" | "G",
   reruns: number,
-  once: () => Promise<PytestRun>,
+  once: () => Promise<RunnerRun>,
 ): Promise<RepeatedRuns> {
-  const done: PytestRun[] = [];
+  const done: RunnerRun[] = [];
   for (let i = 0; i < reruns; i++) {
     const record = log.on(name);
     const run = await context.slots.use(() => {

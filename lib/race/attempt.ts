@@ -13,7 +13,7 @@ import { git } from "../git.ts";
 import type { Project } from "../project.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import { which } from "../proc.ts";
-import type { TestEnv } from "../lang/python/mod.ts";
+import type { AgentTestEnv, ProjectTools } from "../lang/mod.ts";
 import {
   type Attempt,
   attemptName,
@@ -26,10 +26,9 @@ import { toolchainMounts, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { agentLimits, LIMIT_STATUSES, limitMessage, limitReached } from "./limits.ts";
 import { saveAttempt } from "./attempts.ts";
-import { capturePatch, type Snapshot, takeSnapshot, TreeRunners } from "../testbed/mod.ts";
+import { capturePatch, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
-import { type AgentTestEnv, agentTestEnv, dropTransient } from "./runners.ts";
-import { readDirIfExists, statIfExists } from "../fs.ts";
+import { readDirIfExists, removeIfExists, statIfExists } from "../fs.ts";
 
 /** Logs kept on disk per stream; the rest is drained and counted. */
 const LOG_CAP = 32 * 1024 * 1024;
@@ -40,22 +39,14 @@ const TAIL = 4000;
 export interface AttemptContext {
   project: Project;
   sandbox: Sandbox;
-  /**
-   * The test environment: a Python project's, or a Go or JavaScript project's runners (each
-   * attempt's tree gets the environment its dependency files need).
-   */
-  env: TestEnv | TreeRunners;
+  /** How the project's tests run: each attempt's tree gets the environment it needs. */
+  tools: ProjectTools;
   /** `contestant`, or the examiner's assignment. */
   role: "contestant" | "reproduce" | "specify";
   inputsKey: string;
   /** Which of the agent's `[run] repeats` attempts this is (1: the first). */
   repeat?: number;
   signal?: AbortSignal;
-}
-
-/** The test command agents are told to use, which works inside the sandbox. */
-export function testCommand(project: Project): string {
-  return `python -m pytest -q ${project.config.project.tests}`;
 }
 
 function tail(text: string): string {
@@ -185,8 +176,8 @@ interface Prepared {
   session: Session;
   invocation: Invocation;
   snapshot: Snapshot;
-  /** A Go or JavaScript tree's test environment. */
-  tests?: AgentTestEnv;
+  /** The working copy's test environment. */
+  tests: AgentTestEnv;
 }
 
 /**
@@ -210,15 +201,13 @@ async function prepare(
     await initWorkRepo(dirs.work);
     const snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
     // After the snapshot: what the environment puts in the working copy is never a change.
-    const tests = context.env instanceof TreeRunners
-      ? await agentTestEnv(context.env, dirs, signal)
-      : undefined;
+    const tests = await context.tools.agentEnv(dirs, task, signal);
+    const testsDir = config.project.tests;
     const prompt = buildPrompt({
       task,
-      testsDir: config.project.tests,
-      testCommand: tests?.testCommand ?? testCommand(project),
+      testCommand: tests.testCommand,
       role: context.role,
-      ...(tests ? { runner: { language: tests.language, name: tests.runner.name } } : {}),
+      words: context.tools.language.promptWords({ task, testsDir, runner: tests.runner.name }),
     });
     const promptFile = join(dirs.input, "prompt.md");
     await Deno.writeTextFile(promptFile, prompt);
@@ -250,39 +239,11 @@ async function prepare(
   }
 }
 
-/** What the agent's sandbox gets of the test environment. */
-interface AgentEnvParts {
-  /** Directories first on PATH. */
-  path: string[];
-  readable: readonly string[];
-  writable: readonly string[];
-  links: readonly { path: string; target: string }[];
-  env: Record<string, string>;
-}
-
-/** Python's environment (its bin first on PATH), or a Go or JavaScript tree's. */
-function envParts(task: Task, env: TestEnv | TreeRunners, dirs: AttemptDirs, tests?: AgentTestEnv) {
-  if (tests) return tests;
-  if (env instanceof TreeRunners) throw new AttemptFailure("The test environment was not made.");
-  const parts: AgentEnvParts = {
-    path: [dirname(env.python)],
-    readable: env.readable,
-    writable: [],
-    links: [],
-    env: {
-      PYTHONPATH: join(dirs.work, task.pythonPath),
-      PYTHONDONTWRITEBYTECODE: "1",
-    },
-  };
-  return parts;
-}
-
 /**
  * Phase 2: run the agent in the sandbox, with the test environment's Python (or Go or node) first
  * on PATH, its toolchain readable, and the network open only to its model hosts.
  */
 async function runAgent(
-  task: Task,
   agent: CodingAgent,
   context: AttemptContext,
   dirs: AttemptDirs,
@@ -290,7 +251,7 @@ async function runAgent(
 ): Promise<{ result: SandboxResult; sandbox: Sandbox }> {
   const { project, signal } = context;
   const invocation = prepared.invocation;
-  const parts: AgentEnvParts = envParts(task, context.env, dirs, prepared.tests);
+  const parts = prepared.tests;
   // The test environment's bin comes first inside, so `python3` means the same thing here.
   const hostPath = `${parts.path.join(":")}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
   const executable = await which(invocation.argv[0], hostPath) ?? invocation.argv[0];
@@ -358,18 +319,14 @@ async function collect(
   dirs: AttemptDirs,
   snapshot: Snapshot,
   result: SandboxResult,
-  tests?: AgentTestEnv,
+  tests: AgentTestEnv,
 ): Promise<{ status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches }> {
   await keepPlainFiles(dirs.log);
   let patch;
   try {
     // The environment's links (and the caches tools kept beside them) are no change of the agent's.
-    await dropTransient(dirs.work, tests);
-    patch = await capturePatch(snapshot, {
-      packageDir: task.packageDir,
-      testsDir: context.project.config.project.tests,
-      ...(tests ? { runner: tests.runner } : {}),
-    });
+    for (const path of tests.transient) await removeIfExists(join(dirs.work, path));
+    patch = await capturePatch(snapshot, { packageDir: task.packageDir, runner: tests.runner });
   } catch (error) {
     throw new AttemptFailure(
       `Could not read what the agent changed: ${describeError(error)}`,
@@ -492,7 +449,7 @@ export async function runAttempt(
   let patches: AttemptPatches = { source: "", tests: "", full: "" };
   try {
     const prepared = await prepare(task, agent, context, dirs, base.role);
-    const { result, sandbox } = await runAgent(task, agent, context, dirs, prepared);
+    const { result, sandbox } = await runAgent(agent, context, dirs, prepared);
     // An agent that asked to run unconfined is recorded as such, so the report can say so.
     base.sandbox = sandbox.kind;
     const collected = await collect(

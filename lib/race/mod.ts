@@ -6,19 +6,18 @@
  * @module
  */
 
-import { dirname } from "node:path";
 import type { CodingAgent } from "../../adapters/agent.ts";
 import { type AgentEntry, agentOf } from "../config.ts";
 import { InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../lang/python/mod.ts";
+import type { ProjectTools } from "../lang/mod.ts";
 import { attemptName, type AttemptStatus, type BoutAttempt, type Task } from "../records.ts";
 import { NotInstalledError } from "../proc.ts";
 import { findProjectClones, toolchainMounts } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { attemptNames, TreeRunners } from "../testbed/mod.ts";
+import { attemptNames } from "../testbed/mod.ts";
 import { tally } from "../words.ts";
 import {
   loadAllAttempts,
@@ -54,11 +53,8 @@ export type RaceProgress =
 export interface RaceOptions {
   /** The sandbox agents run in. */
   sandbox: Sandbox;
-  /**
-   * The test environment: a Python project's (its Python is the agents' `python`), or a Go or
-   * JavaScript project's runners (each attempt's tree is given the environment it needs).
-   */
-  env: TestEnv | TreeRunners;
+  /** How the project's tests run (each attempt's tree is given the environment it needs). */
+  tools: ProjectTools;
   /** The agents; by default the configured ones ({@linkcode racersFromConfig}). */
   racers?: Racer[];
   /** Stop: attempts in flight are killed and not saved, then it throws. */
@@ -143,13 +139,10 @@ async function clonesInSight(
   options: RaceOptions,
 ): Promise<string[]> {
   if (options.sandbox.kind === "none") return [];
-  const env = options.env;
-  // A Go or JavaScript tree's environment is made per attempt: the agents' toolchains are looked at.
-  const python = env instanceof TreeRunners ? undefined : env;
-  const path = `${python ? `${dirname(python.python)}:` : ""}${
-    Deno.env.get("PATH") ?? "/usr/bin:/bin"
-  }`;
-  const readable = [...python?.readable ?? []];
+  // What every tree's environment shows, and the agents' toolchains.
+  const view = await options.tools.sharedView(options.signal);
+  const path = [...view.path, Deno.env.get("PATH") ?? "/usr/bin:/bin"].join(":");
+  const readable = [...view.readable];
   for (const { agent } of racers) {
     if (!agent.executable) continue;
     try {
@@ -215,7 +208,7 @@ export async function raceAll(
             const context = {
               project,
               sandbox: options.sandbox,
-              env: options.env,
+              tools: options.tools,
               role: racer.role,
               inputsKey: key,
               repeat,

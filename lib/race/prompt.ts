@@ -5,66 +5,24 @@
  * @module
  */
 
+import type { PromptWords } from "../lang/mod.ts";
 import type { Task } from "../records.ts";
 
 /** What the prompt needs to know about the project. */
 export interface PromptContext {
   /** The task. */
   task: Task;
-  /** The tests directory. */
-  testsDir: string;
   /** The command that runs the tests inside the sandbox. */
   testCommand: string;
   /** `contestant`, or an examiner's assignment. */
   role: "contestant" | "reproduce" | "specify";
-  /**
-   * A Go or JavaScript project's runner (`go test`, `vitest`, `jest`, `node --test`): tests go
-   * where that language keeps them, not under a tests directory. Absent for Python.
-   */
-  runner?: { language: string; name: string };
-}
-
-/** What differs between languages: where tests go, in the prompt's own words and line breaks. */
-interface Words {
-  /** The contestant's instruction, as lines. */
-  fix: string[];
-  /** The examiner's tests and where they go ("pytest tests under `tests/`"). */
-  tests: string;
-  /** What an examiner may change ("`tests/`", "test files"). */
-  within: string;
-}
-
-function wordsOf({ task, testsDir, runner }: PromptContext): Words {
-  if (!runner) {
-    return {
-      fix: [
-        `Fix the issue in the source code (the package is in \`${task.packageDir}\`). Then add a regression`,
-        `test under \`${testsDir}/\` that fails without your fix and passes with it. Keep the change`,
-        "focused on the issue; do not change unrelated behaviour.",
-      ],
-      tests: `pytest tests under \`${testsDir}/\``,
-      within: `\`${testsDir}/\``,
-    };
-  }
-  const go = runner.language === "go";
-  const where = go
-    ? "in a `_test.go` file beside the code it tests"
-    : `in a test file that ${runner.name} runs, where the project keeps its tests`;
-  return {
-    fix: [
-      `Fix the issue in the source code. Then add a regression test ${where}`,
-      "that fails without your fix and passes with it. Keep the change focused on the issue; do",
-      "not change unrelated behaviour.",
-    ],
-    tests: go ? "Go tests (`go test`) in `_test.go` files" : `${runner.name} tests in test files`,
-    within: "test files",
-  };
+  /** The language's words for where tests go (`LanguageSpec.promptWords`). */
+  words: PromptWords;
 }
 
 /** Build the prompt for one attempt. */
 export function buildPrompt(context: PromptContext): string {
-  const { task, testCommand, role } = context;
-  const words = wordsOf(context);
+  const { task, testCommand, role, words } = context;
   const issue = [
     "Here is an issue reported against this repository:",
     "",

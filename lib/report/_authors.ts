@@ -5,7 +5,7 @@
  * @module
  */
 
-import { agentEvidence } from "../testbed/mod.ts";
+import { agentEvidence } from "../roles.ts";
 import { agentOfName, type Matrix, type Outcome, REPOSITORY } from "../records.ts";
 import { separation, type SeparationSample } from "./stats.ts";
 import type { EvidenceRow, SeparationRow } from "./types.ts";

@@ -6,7 +6,7 @@
  */
 
 import { agentOfName, type AttemptStatus, type ResolutionOutcome } from "../records.ts";
-import type { EvidenceRole } from "../testbed/mod.ts";
+import type { EvidenceRole } from "../roles.ts";
 import { formatP } from "./stats.ts";
 import {
   type Report,

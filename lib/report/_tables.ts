@@ -12,7 +12,7 @@
  * @module
  */
 
-import { COMPARABLE_ROLES, type ComparableRole } from "../testbed/mod.ts";
+import { COMPARABLE_ROLES, type ComparableRole } from "../roles.ts";
 import {
   cap,
   expected,

@@ -10,7 +10,7 @@
 
 import { z } from "../deps.ts";
 import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../records.ts";
-import { COMPARABLE_ROLES } from "../testbed/mod.ts";
+import { COMPARABLE_ROLES } from "../roles.ts";
 import {
   MATRIX_ROW_CAP,
   type Report,

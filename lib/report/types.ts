@@ -10,7 +10,7 @@
  */
 
 import type { AttemptStatus, Outcome, ResolutionOutcome } from "../records.ts";
-import type { AgentEvidence } from "../testbed/mod.ts";
+import type { AgentEvidence } from "../roles.ts";
 import type { Interval, PairedComparison, Separation } from "./stats.ts";
 import type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
 
@@ -28,7 +28,7 @@ export {
   COMPARABLE_ROLES,
   type ComparableRole,
   type EvidenceRole,
-} from "../testbed/mod.ts";
+} from "../roles.ts";
 export type { Interval, PairedComparison, Separation } from "./stats.ts";
 export type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
 

@@ -24,39 +24,24 @@
  */
 
 import type { z } from "../deps.ts";
+import { BugboutError, describeError } from "../errors.ts";
 import { readMatrix } from "../examine/mod.ts";
+import { languageOf } from "../lang/mod.ts";
 import { readVerdicts } from "../judge/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
-import type { TestEnv } from "../lang/python/mod.ts";
 import { readAttempts } from "../race/mod.ts";
 import { type Resolution, resolutionsFileSchema, RESULTS_VERSION, type Task } from "../records.ts";
-import {
-  reuseSummary,
-  runTaskStage,
-  type StageOptions,
-  type StageRun,
-  type TaskStage,
-  TreeRunners,
-} from "../testbed/mod.ts";
+import { reuseSummary, runTaskStage, type StageOptions } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
-import { runnerResolutionKey, scoreTaskWithRunner } from "./runner.ts";
 import { INFRA_REASON, type ScoreInputs } from "./phases.ts";
 import { resolutionInputsKey, scoreTask } from "./task.ts";
 
-export { type IgnoredFile, type PatchReview, pytestSection, reviewPatch } from "./flags.ts";
 export { noFix, scoreRun, type TestScore } from "./outcome.ts";
 export { evidenceOf, type GoldRuns, replayOnGold } from "./evidence.ts";
-export { runnerResolutionKey, type RunnerScoreContext, scoreTaskWithRunner } from "./runner.ts";
-export {
-  goldRows,
-  replayRunnerOnGold,
-  type RunnerGoldOptions,
-  runnerOutcome,
-} from "./runner_evidence.ts";
-export { patchedTexts, type ReviewRunner, reviewRunnerPatch } from "./runner_review.ts";
-export { INFRA_REASON, type ScoreInputs } from "./phases.ts";
-export { resolutionInputsKey, type ScoreContext, scoreTask } from "./task.ts";
+export { INFRA_REASON, type ScoreContext, type ScoreInputs } from "./phases.ts";
+export { reviewedPaths } from "./review.ts";
+export { resolutionInputsKey, scoreTask } from "./task.ts";
 
 /** The results file this stage writes, inside `.bugbout/`. */
 export const RESOLUTIONS_FILE = "resolutions.json";
@@ -70,11 +55,8 @@ export async function readResolutions(project: Project): Promise<ResolutionsFile
   return saved ?? { version: RESULTS_VERSION, kind: "resolutions", resolutions: {} };
 }
 
-/**
- * Options for {@linkcode scoreAll}. `env` is the Python test environment of a Python project, or
- * the runners of a Go or JavaScript one (by default made from the project).
- */
-export type ScoreOptions = StageOptions<Resolution, TestEnv | TreeRunners>;
+/** Options for {@linkcode scoreAll}. */
+export type ScoreOptions = StageOptions<Resolution>;
 
 /** What the score stage did. */
 export interface ScoreStage {
@@ -96,10 +78,9 @@ export async function scoreAll(
   const file = await readResolutions(project);
   const oracles = (await readOracles(project)).oracles;
   const verdicts = (await readVerdicts(project))?.verdicts ?? {};
-  // What the stage is the same in every language: its inputs, its saved results, its file.
-  const common = {
+  const stage = await runTaskStage<ScoreInputs, Resolution>(project, tasks, {
     name: "score",
-    inputs: async (task: Task): Promise<ScoreInputs | string> => {
+    inputs: async (task, tools) => {
       const oracle = oracles[task.id];
       if (!oracle) return "no ground truth";
       return {
@@ -107,41 +88,23 @@ export async function scoreAll(
         matrix: await readMatrix(project, task.id),
         verdict: verdicts[task.id],
         attempts: await readAttempts(project, task.id),
+        // A tree whose dependencies cannot be installed is scored as an infrastructure error.
+        env: await tools.envKey(task.parent).catch((error) => {
+          if (error instanceof BugboutError) return `unprepared: ${describeError(error)}`;
+          throw error;
+        }),
       };
     },
-    saved: (task: Task) => file.resolutions[task.id],
-    reusable: (saved: Resolution) => !saved.reason?.startsWith(INFRA_REASON),
-    save: (task: Task, resolution: Resolution) => {
+    key: (task, inputs, tools) => resolutionInputsKey(project, task, inputs, tools),
+    saved: (task) => file.resolutions[task.id],
+    reusable: (saved) => !saved.reason?.startsWith(INFRA_REASON),
+    run: (task, inputs, context) =>
+      scoreTask(project, task, inputs, { ...context, previous: file.resolutions[task.id] }),
+    save: (task, resolution) => {
       file.resolutions[task.id] = resolution;
       return project.results.write(RESOLUTIONS_FILE, file);
     },
-  };
-  const language = project.config.project.language;
-  let stage: StageRun<Resolution>;
-  if (language === "python") {
-    stage = await runTaskStage<ScoreInputs, Resolution>(project, tasks, {
-      ...common,
-      key: (task, inputs, env) => resolutionInputsKey(project, task, inputs, env),
-      run: (task, inputs, context) =>
-        scoreTask(project, task, inputs, { ...context, previous: file.resolutions[task.id] }),
-    }, { ...options, env: options.env instanceof TreeRunners ? undefined : options.env });
-  } else {
-    // Go and JavaScript: the project's runner, each tree's environment prepared by it.
-    const runnerStage: TaskStage<ScoreInputs, Resolution, TreeRunners> = {
-      ...common,
-      environment: () => Promise.resolve(new TreeRunners(project)),
-      key: (task, inputs, runners) => runnerResolutionKey(project, task, inputs, runners),
-      run: (task, inputs, context) =>
-        scoreTaskWithRunner(project, task, inputs, {
-          ...context,
-          previous: file.resolutions[task.id],
-        }),
-    };
-    stage = await runTaskStage(project, tasks, runnerStage, {
-      ...options,
-      env: options.env instanceof TreeRunners ? options.env : undefined,
-    });
-  }
+  }, options);
   const mine = [...stage.results.values()];
   const scored = mine.filter((r) => r.scored);
   const patches = scored.flatMap((r) => Object.values(r.patches));
@@ -152,7 +115,7 @@ export async function scoreAll(
     summary: `${plural(scored.length, "task")} scored, ${mine.length - scored.length} not; ${
       plural(resolved, "patch", "patches")
     } of ${patches.length} resolved; ${reuseSummary(made)}, ${
-      plural(stage.sessions, language === "python" ? "pytest session" : "test run")
+      plural(stage.sessions, languageOf(project.config.project.language).runWord)
     }`,
   };
 }

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { lookupOutcome } from "../testbed/mod.ts";
+import { type FileOf, lookupOutcome } from "../testbed/mod.ts";
 import type { Oracle, Outcome, Resolution, ResolutionOutcome } from "../records.ts";
 
 /** One patch scored against the hidden tests, without flags. */
@@ -20,14 +20,16 @@ export type TestScore = Pick<
 >;
 
 /**
- * Score one run's outcomes (node id → outcome; a hidden module that failed to collect appears as
- * its path and fails every test in it) against the oracle's fail-to-pass and pass-to-pass tests.
+ * Score one run's outcomes (test id → outcome; a hidden test file that failed to load appears as
+ * its id and fails every test in it, as `fileOf` tells) against the oracle's fail-to-pass and
+ * pass-to-pass tests.
  */
 export function scoreRun(
   outcomes: ReadonlyMap<string, Outcome>,
   oracle: Pick<Oracle, "failToPass" | "passToPass">,
+  fileOf: FileOf,
 ): TestScore {
-  const passes = (id: string) => lookupOutcome(outcomes, id) === "passed";
+  const passes = (id: string) => lookupOutcome(outcomes, id, fileOf) === "passed";
   const f2pFailing = oracle.failToPass.filter((id) => !passes(id));
   const p2pFailing = oracle.passToPass.filter((id) => !passes(id));
   let outcome: ResolutionOutcome = "wrong-fix";

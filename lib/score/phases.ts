@@ -1,34 +1,32 @@
 /**
- * The phases of scoring one task, the same in every language: the sanity gates (the empty patch
- * must not resolve the task, the gold patch must), every contestant's patch against the hidden
- * tests, every agent's tests replayed on G for their evidence roles, the judge's pick, and the
- * resolution that puts them together, with the units a later resolution may reuse.
+ * Scoring one task, the same in every language: the sanity gates (the empty patch must not
+ * resolve the task, the gold patch must), every contestant's patch against the hidden tests (its
+ * source changes only, the runner's review of its files), every agent's tests replayed on G for
+ * their evidence roles, the judge's pick, and the resolution that puts them together, with the
+ * units a later resolution may reuse. The tree's runner says how its tests run, what its paths
+ * are and what a patch may not do.
  *
- * What differs per language is a {@linkcode ScoringLanguage}: how a tree's hidden tests run and
- * what a run says, the path rules, the review of a patch's files and the replay on G. Python's is
- * in `task.ts`, Go's and JavaScript's (the project's test runner) in `runner.ts`.
- *
- * Requires `--allow-run` (git, cp, the sandbox, the language's tools), `--allow-read`,
- * `--allow-write` and `--allow-env`.
+ * Requires `--allow-run` (git, cp, the sandbox, the runner), `--allow-read`, `--allow-write` and
+ * `--allow-env`.
  *
  * @module
  */
 
 import { join } from "node:path";
-import { checkout, installFiles } from "../checkout.ts";
+import { cachedTree, checkout, installFiles, listFiles } from "../checkout.ts";
 import { describeError, InterruptedError } from "../errors.ts";
 import { git } from "../git.ts";
 import { inputsKey } from "../hash.ts";
+import type { RunnerTree, TestRunner } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
-import { describeEvent, type GuardEvent } from "../lang/python/mod.ts";
-import type { Sandbox } from "../sandbox/types.ts";
 import {
   type BoutAttempt,
+  describeEvent,
+  type GuardEvent,
   type Matrix,
   nameOf,
   type Oracle,
   type Outcome,
-  type PatchFile,
   type Resolution,
   type RunStatus,
   type RunSummary,
@@ -37,18 +35,23 @@ import {
 } from "../records.ts";
 import {
   applySourceChanges,
+  cellKey,
   classifyPath,
-  type FileChange,
   hasCandidate,
   hiddenTestFiles,
   patchedFiles,
   type PathRules,
   Reuser,
-  type Slots,
+  RunLog,
+  type RunSettings,
+  runSettings,
+  Slots,
+  taskAuthors,
+  type TaskContext,
 } from "../testbed/mod.ts";
-import { evidenceOf, type GoldRuns } from "./evidence.ts";
-import type { PatchReview } from "./flags.ts";
+import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
+import { reviewedPaths } from "./review.ts";
 
 /** Marks a reason as an infrastructure failure (such a task is scored again next time). */
 export const INFRA_REASON = "Infrastructure error";
@@ -63,19 +66,28 @@ export interface ScoreInputs {
   verdict?: Verdict;
   /** The attempts of configured agents. */
   attempts: readonly BoutAttempt[];
+  /** The key of B's environment (or why it could not be prepared), when the stage read it. */
+  env?: string;
+}
+
+/** What scoring one task needs besides the task. */
+export interface ScoreContext extends Omit<TaskContext, "key" | "slots" | "onRun" | "onStart"> {
+  /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
+  slots?: Slots;
+  /** Called after every run of the tests on a tree. */
+  onRun?: (run: RunSummary) => void;
+  /** Called as every run starts, with its tree. */
+  onStart?: (tree: string) => void;
+  /** The task's last resolution: its units and cells whose keys stand are not run again. */
+  previous?: Resolution;
 }
 
 /** What one run of the hidden tests on a tree said. */
-export interface HiddenRun {
-  /** How the run ended (`tampered`: the grading was interfered with). */
+interface HiddenRun {
   status: RunStatus;
-  /** Why it is not `ok`, in words. */
   message?: string;
-  /** Outcome of each test, by id. */
   outcomes: ReadonlyMap<string, Outcome>;
-  /** What the code under test did to the grading. */
   tamper: GuardEvent[];
-  /** What it did that deserves a look without being tampering. */
   suspect: GuardEvent[];
   /** Why the run cannot be trusted (absent: it can). */
   untrusted?: string;
@@ -83,135 +95,131 @@ export interface HiddenRun {
   sandboxFailed?: boolean;
 }
 
-/** What scoring does differently in each language. */
-export interface ScoringLanguage {
-  /** How the message of a patch whose run could not be trusted begins. */
-  readonly untrusted: string;
-  /** Read what the phases need before the sanity gates. */
-  prepare(): Promise<void>;
-  /** B, read only (asked for once the sanity gates have passed). */
-  base(): Promise<string>;
-  /** The rules that classify a patch's paths (once prepared). */
-  paths(): PathRules;
-  /** What scoring makes of a patch's files (`changes` from `patchedFiles`). */
-  review(files: readonly PatchFile[], changes: ReadonlyMap<string, FileChange>): PatchReview;
-  /** A scored patch's flags: the review's, then what its run noticed. */
-  flags(reviewed: string[], noticed: string[]): string[];
-  /** Run the hidden tests once on a prepared tree, named `name` in the runs. */
-  runHidden(tree: string, name: string): Promise<HiddenRun>;
-  /** What the record of a tampered run says besides its outcome and tampering. */
-  tamperedNote(run: HiddenRun): { message?: string };
-  /** Every author's tests on G, as `evidenceOf` reads them (only asked for with a matrix). */
-  replay(base: string, reuse: Reuser): Promise<GoldRuns>;
-  /** The runs so far, as the results file records them. */
-  runs(): RunSummary[];
-}
-
-/**
- * What scoring one task needs besides the task, in a language whose test environment is `Env`
- * (Python's `TestEnv`, or the project's runners for Go and JavaScript).
- */
-export interface TaskScoreContext<Env> {
-  /** The sandbox every run of the tests is made in. */
-  sandbox: Sandbox;
-  /** The test environment. */
-  env: Env;
-  /** A working directory of the task's own (removed by the caller). */
-  work: string;
-  /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
-  slots?: Slots;
-  /** Called after every run of the tests on a tree (a pytest session for Python). */
-  onRun?: (run: RunSummary) => void;
-  /** Called as every run starts, with its tree. */
-  onStart?: (tree: string) => void;
-  /** Stop: runs in flight are killed, then {@linkcode InterruptedError} is thrown. */
-  signal?: AbortSignal;
-  /** The task's last resolution: its units and cells whose keys stand are not run again. */
-  previous?: Resolution;
-}
-
-/** What {@linkcode scorePhases} needs of the context. */
-type PhaseContext = Pick<TaskScoreContext<unknown>, "work" | "signal" | "previous">;
-
-/** The keys of one task's scoring. */
-export interface PhaseKeys {
-  /** The inputs that decide the resolution. */
-  resolution: string;
-  /** What decides every scored tree besides its patch (with a patch's identity, its key). */
-  hidden: string;
-}
-
 class InfraFailure extends Error {}
+
+/** Bumped when the way patches are scored changes, so saved results are recomputed. */
+export const SCORE_RULES = 3;
 
 /** Everything the phases of one task's scoring share. */
 interface Scoring {
   project: Project;
   task: Task;
   inputs: ScoreInputs;
-  context: PhaseContext;
-  language: ScoringLanguage;
+  context: ScoreContext;
+  /** B, read only, and its runner and environment. */
+  base: string;
+  tree: RunnerTree;
+  paths: PathRules;
+  settings: RunSettings;
+  log: RunLog;
   /** Cells and units of the last resolution, and what this one keeps. */
   reuse: Reuser;
-  /** See {@linkcode PhaseKeys}. */
+  /** What decides every scored tree besides its patch (with a patch's identity, its key). */
   hidden: string;
+  /** What the hidden tests are run by: the fix's test files, or the oracle's ids. */
+  targets: string[];
+}
+
+/** What decides every scored tree besides its patch. */
+function hiddenKey(s: Pick<Scoring, "task" | "inputs">, shape: Record<string, unknown>): string {
+  const { task, inputs: { oracle } } = s;
+  return inputsKey({
+    rules: SCORE_RULES,
+    task: [task.commit, task.parent, task.packageDir, task.pythonPath],
+    hidden: [task.testFiles, task.supportFiles ?? []],
+    oracle: [oracle.status, oracle.failToPass, oracle.passToPass],
+    env: s.inputs.env,
+    ...shape,
+  });
+}
+
+/** The message of a patch whose run could not be trusted begins with this. */
+function untrustedPrefix(runner: Pick<TestRunner, "name">): string {
+  return `${runner.name} gave no trustworthy result on this patch`;
 }
 
 /**
  * Score one task: sanity gates, every contestant's patch, the judge's pick, and (with a matrix)
  * every agent's evidence roles. Infrastructure failures become an unscored resolution whose
- * reason says so.
+ * reason says so. `key` is the resolution's inputs key; `shape` what shapes every run (part of
+ * every unit's and cell's key).
  */
 export async function scorePhases(
   project: Project,
   task: Task,
   inputs: ScoreInputs,
-  context: PhaseContext,
-  keys: PhaseKeys,
-  language: ScoringLanguage,
+  context: ScoreContext,
+  keys: { resolution: string; shape: Record<string, unknown> },
 ): Promise<Resolution> {
   const { signal } = context;
   const { oracle, verdict } = inputs;
-  const key = keys.resolution;
   const reuse = new Reuser(context.previous?.reuse);
+  const log = new RunLog(context.onRun, context.onStart);
   const unscored = (reason: string, sanity?: Resolution["sanity"]): Resolution => ({
     task: task.id,
-    inputsKey: key,
+    inputsKey: keys.resolution,
     scored: false,
     reason,
     ...(sanity ? { sanity } : {}),
     patches: {},
     evidence: {},
     pick: { agent: verdict?.pick ?? null, outcome: null },
-    runs: language.runs(),
+    runs: log.sorted(),
     reuse: reuse.saved(),
   });
   if (oracle.status !== "scorable") {
     return unscored(`${oracle.status}: ${oracle.reason ?? "no fail-to-pass test"}`);
   }
-  const s: Scoring = { project, task, inputs, context, language, reuse, hidden: keys.hidden };
   try {
-    await language.prepare();
+    const base = await cachedTree(project.repository, task.parent, { home: project.home, signal });
+    const tree = await context.tools.open(base, { task, signal });
+    const s: Scoring = {
+      project,
+      task,
+      inputs,
+      context,
+      base,
+      tree,
+      paths: { packageDir: task.packageDir, runner: tree.runner },
+      settings: runSettings(project, {
+        sandbox: context.sandbox,
+        slots: context.slots ?? new Slots(project.config.run.jobs),
+        scratch: join(context.work, "runs"),
+        signal,
+      }),
+      log,
+      reuse,
+      hidden: hiddenKey({ task, inputs }, keys.shape),
+      targets: tree.runner.runsByFile
+        ? await listFiles(project.repository, task.commit, task.testFiles)
+        : [...new Set([...oracle.failToPass, ...oracle.passToPass])],
+    };
     const sanity = await sanityGates(s);
     if (sanity.reason) return unscored(sanity.reason, sanity.gates);
-    const base = await language.base();
-    const patches = scorePatches(s, base);
-    const gold = inputs.matrix ? language.replay(base, reuse) : Promise.resolve([]);
+    const patches = scorePatches(s);
+    const gold = inputs.matrix ? replayAuthors(s, keys.shape) : Promise.resolve([]);
     const settled = await Promise.allSettled([patches, gold]);
     if (signal?.aborted) throw new InterruptedError();
     for (const result of settled) if (result.status === "rejected") throw result.reason;
     const scored = await patches;
     const pick = verdict?.pick ?? null;
+    const fileOf = (id: string) => tree.runner.fileOf(id);
     return {
       task: task.id,
-      inputsKey: key,
+      inputsKey: keys.resolution,
       scored: true,
       sanity: sanity.gates,
       patches: scored,
       evidence: inputs.matrix
-        ? evidenceOf(inputs.matrix, await gold, inputs.attempts.map((a) => nameOf(a.attempt)))
+        ? evidenceOf(
+          inputs.matrix,
+          await gold,
+          inputs.attempts.map((a) => nameOf(a.attempt)),
+          fileOf,
+        )
         : {},
       pick: { agent: pick, outcome: pick === null ? null : scored[pick]?.outcome ?? null },
-      runs: language.runs(),
+      runs: log.sorted(),
       reuse: reuse.saved(),
     };
   } catch (error) {
@@ -258,7 +266,7 @@ async function sanityGates(
   const [empty, gold] = await Promise.all([
     score("empty", () => Promise.resolve(undefined)),
     score("gold", async (dir) => {
-      const sources = await goldSourcePaths(project, task, s.language.paths());
+      const sources = await goldSourcePaths(project, task, s.paths);
       await installFiles(project.repository, task.commit, sources, dir, context.signal);
       return undefined;
     }),
@@ -283,10 +291,11 @@ async function sanityGates(
 }
 
 /** Phase 2: every contestant's patch, source changes only, against the hidden tests. */
-async function scorePatches(s: Scoring, base: string): Promise<Resolution["patches"]> {
+async function scorePatches(s: Scoring): Promise<Resolution["patches"]> {
   const { inputs, context } = s;
   const patches: Resolution["patches"] = {};
   const contestants = inputs.attempts.filter((a) => a.attempt.role === "contestant");
+  const untrusted = untrustedPrefix(s.tree.runner);
   await Promise.all(contestants.map(async ({ attempt, patches: texts }) => {
     // A patch's score is decided by the patch and by what decides every scored tree.
     const name = nameOf(attempt);
@@ -302,9 +311,9 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
       s.reuse.unit(unit, key);
       return;
     }
-    patches[name] = await scorePatch(s, base, attempt, texts);
+    patches[name] = await scorePatch(s, attempt, texts);
     // A patch whose run could not be trusted is scored again next time.
-    if (!patches[name].message?.startsWith(s.language.untrusted)) s.reuse.unit(unit, key);
+    if (!patches[name].message?.startsWith(untrusted)) s.reuse.unit(unit, key);
   }));
   // In the attempts' order, whatever order they finished in.
   return Object.fromEntries(
@@ -318,22 +327,22 @@ async function scorePatches(s: Scoring, base: string): Promise<Resolution["patch
 /** One contestant's patch against the hidden tests (its source changes only). */
 async function scorePatch(
   s: Scoring,
-  base: string,
   attempt: BoutAttempt["attempt"],
   texts: BoutAttempt["patches"],
 ): Promise<Resolution["patches"][string]> {
-  const { inputs, context, language } = s;
-  const rules = language.paths();
+  const { inputs, context, paths } = s;
   const review = attempt.status === "patch"
-    ? language.review(attempt.files, await filesOf(s, base, attempt, texts.full))
+    ? s.tree.runner.review(
+      reviewedPaths(attempt.files, await filesOf(s, attempt, texts.full), paths),
+    )
     : { flags: [], ignored: [] };
   const named = { flags: review.flags, ignored: review.ignored };
   const none = (message: string) => ({ ...noFix(inputs.oracle), ...named, message });
   if (attempt.status !== "patch") return none(`the attempt ended: ${attempt.status}`);
-  if (!hasCandidate(attempt, rules)) return none("the patch changes no source file");
+  if (!hasCandidate(attempt, paths)) return none("the patch changes no source file");
   const name = nameOf(attempt);
   const tree = await hiddenTree(s, `p-${name.replace(/[^\w.-]+/g, "_")}`, async (d) => {
-    const applied = await applySourceChanges(d, attempt, texts, rules, context.signal);
+    const applied = await applySourceChanges(d, attempt, texts, paths, context.signal);
     return applied.ok ? undefined : applied.message;
   });
   if ("problem" in tree) return none(tree.problem);
@@ -342,18 +351,17 @@ async function scorePatch(
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
     ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
   ];
-  return { ...score, ...named, flags: language.flags(named.flags, noticed) };
+  return { ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] };
 }
 
 /** What an attempt's patch makes of its files on B; a patch that does not apply says nothing. */
 async function filesOf(
   s: Scoring,
-  base: string,
   attempt: BoutAttempt["attempt"],
   patch: string,
 ): ReturnType<typeof patchedFiles> {
   try {
-    return await patchedFiles(base, patch, attempt.files, {
+    return await patchedFiles(s.base, patch, attempt.files, {
       scratch: join(s.context.work, "scratch"),
       signal: s.context.signal,
     });
@@ -364,11 +372,49 @@ async function filesOf(
 }
 
 /**
- * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust
- * (the language's {@linkcode HiddenRun.untrusted}) is tried once more; if it fails again, a
- * candidate's patch is what broke the run (it is scored on no passing test, says why, and is
- * scored again next time), while for the empty or gold patch — or when the sandbox itself could
- * not start — it is an infrastructure failure of the whole task.
+ * The hidden tests, once, on one prepared tree: a run the harness cannot trust is one that ended
+ * in an infrastructure error other than the tree itself refusing to run.
+ */
+async function runHidden(s: Scoring, tree: string, name: string): Promise<HiddenRun> {
+  const record = s.log.on(name);
+  const { settings } = s;
+  const run = await settings.slots.use(() => {
+    if (settings.signal?.aborted) throw new InterruptedError();
+    record.starting?.();
+    return s.tree.runner.run({
+      sandbox: settings.sandbox,
+      env: s.tree.env,
+      tree,
+      groups: [s.targets],
+      extraEnv: settings.extraEnv,
+      timeoutMs: settings.timeoutMs,
+      memoryMb: settings.memoryMb,
+      deny: settings.deny,
+      scratch: settings.scratch,
+      signal: settings.signal,
+    });
+  });
+  if (settings.signal?.aborted) throw new InterruptedError();
+  record(run);
+  const untrusted = run.status === "infra-error" && run.cause !== "unrunnable"
+    ? run.message ?? `${s.tree.runner.name} could not run`
+    : undefined;
+  return {
+    status: run.status,
+    ...(run.message ? { message: run.message } : {}),
+    outcomes: new Map(Object.entries(run.outcomes)),
+    tamper: run.tamper,
+    suspect: run.suspect,
+    ...(untrusted !== undefined ? { untrusted } : {}),
+    sandboxFailed: run.cause === "sandbox",
+  };
+}
+
+/**
+ * Run the hidden tests on one prepared tree and score the run. A run the harness cannot trust is
+ * tried once more; if it fails again, a candidate's patch is what broke the run (it is scored on
+ * no passing test, says why, and is scored again next time), while for the empty or gold patch —
+ * or when the sandbox itself could not start — it is an infrastructure failure of the whole task.
  */
 async function scoreTree(
   s: Scoring,
@@ -379,7 +425,7 @@ async function scoreTree(
   const oracle = s.inputs.oracle;
   let result: HiddenRun | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
-    result = await s.language.runHidden(tree, name);
+    result = await runHidden(s, tree, name);
     if (result.untrusted === undefined) break;
   }
   const run = result!;
@@ -389,7 +435,7 @@ async function scoreTree(
     throw new InfraFailure(untrusted);
   }
   const score = {
-    ...scoreRun(run.outcomes, oracle),
+    ...scoreRun(run.outcomes, oracle, (id) => s.tree.runner.fileOf(id)),
     ...(run.suspect.length ? { suspect: run.suspect } : {}),
   };
   if (run.status === "tampered") {
@@ -398,14 +444,47 @@ async function scoreTree(
       ...score,
       outcome: "tampered",
       failToPass: { ...score.failToPass, passed: 0, failing: [...oracle.failToPass] },
-      ...s.language.tamperedNote(run),
+      ...(run.message ? { message: run.message } : {}),
       tampering: run.tamper,
     };
   }
   if (untrusted !== undefined) {
-    return { ...score, message: `${s.language.untrusted}: ${untrusted}` };
+    return { ...score, message: `${untrustedPrefix(s.tree.runner)}: ${untrusted}` };
   }
   return run.status === "ok" ? score : { ...score, message: run.message ?? run.status };
+}
+
+/** Phase 3: every author's tests on G, for their evidence roles. */
+async function replayAuthors(s: Scoring, shape: Record<string, unknown>) {
+  const { project, task, inputs, context } = s;
+  const authors = await taskAuthors(project, context.tools.language, inputs.attempts, {
+    base: s.base,
+    runner: s.tree.runner,
+    env: s.tree.env,
+    scratch: join(context.work, "scratch"),
+    signal: context.signal,
+  });
+  const goldTree = await cachedTree(project.repository, task.commit, {
+    home: project.home,
+    signal: context.signal,
+  });
+  const gold = await context.tools.open(goldTree, { task, signal: context.signal });
+  const sessions = inputsKey({
+    rules: SCORE_RULES,
+    task: [task.packageDir, task.pythonPath],
+    env: gold.env.key,
+    ...shape,
+  });
+  return replayOnGold(project, task, authors, {
+    work: context.work,
+    // G's runner runs the tests; B's reads which of them are the authors' (the matrix's ids).
+    reader: s.tree.runner,
+    gold,
+    settings: s.settings,
+    onSession: (i) => s.log.on(i === 0 ? "G" : `G#${i + 1}`),
+    reuse: s.reuse,
+    keyOf: (i, author) => cellKey(`G:${task.commit}#${i}`, author.key, sessions),
+  });
 }
 
 /** G's source changes relative to B (the gold patch's paths, classified like any patch's). */

@@ -1,16 +1,20 @@
 /**
- * From what each session reported to the matrix's rows and cells. Pure; no permissions.
+ * From what each run reported to the matrix's rows and cells. Pure; no permissions.
  *
- * A module that cannot be imported is reported by pytest as the module's path, not as its tests.
- * A reproduction test often imports something the bug fix adds, so its module fails on B and
- * collects on the patches: its tests are then rows, and on B each of them is `error`. A module
- * that never collected anywhere stays one row, under its path.
+ * A file that cannot be loaded is reported by its runner as the file's id (its path; Go's: its
+ * package), not as its tests. A reproduction test often imports something the bug fix adds, so its
+ * file fails on B and loads on the patches: its tests are then rows, and on B each of them is
+ * `error`. A file that never loaded anywhere stays one row, under its own id. What a test id's file
+ * is, the runner says (`fileOf`).
  *
  * @module
  */
 
 import type { Matrix, Outcome } from "../records.ts";
-import type { GroupResult } from "./sessions.ts";
+import type { GroupResult } from "./owners.ts";
+
+/** The file (or package) a test id belongs to; a file's own id is itself. */
+export type FileOf = (id: string) => string;
 
 /** A tree and what each author's tests did on it. */
 export interface TreeResult {
@@ -43,17 +47,23 @@ function failing(outcome: Outcome | undefined): boolean {
 }
 
 /**
- * The outcome of test `id` in one session's observations: its own outcome; `error` when its module
- * failed to collect; for a module's own id, what its tests did together (failed when any failed,
- * passed when all passed); `not-run` when the session says nothing about it.
+ * The outcome of row `id` in one run's observations: its own; for a test, `error` when its file
+ * failed to load, else `not-run`; for a file's own row (one the matrix never saw tests of), what
+ * its tests did together (failed when any failed, passed when all passed), `not-run` when none ran.
  */
-export function lookupOutcome(observed: ReadonlyMap<string, Outcome>, id: string): Outcome {
+export function lookupOutcome(
+  observed: ReadonlyMap<string, Outcome>,
+  id: string,
+  fileOf: FileOf,
+): Outcome {
   const direct = observed.get(id);
   if (direct !== undefined) return direct;
-  const at = id.indexOf("::");
-  if (at >= 0) return failing(observed.get(id.slice(0, at))) ? "error" : "not-run";
+  const file = fileOf(id);
+  if (file !== id) return failing(observed.get(file)) ? "error" : "not-run";
   const inside: Outcome[] = [];
-  for (const [key, outcome] of observed) if (key.startsWith(`${id}::`)) inside.push(outcome);
+  for (const [key, outcome] of observed) {
+    if (key !== id && fileOf(key) === id) inside.push(outcome);
+  }
   if (inside.length === 0) return "not-run";
   if (inside.some(failing)) return "failed";
   if (inside.every((o) => o === "passed")) return "passed";
@@ -61,40 +71,47 @@ export function lookupOutcome(observed: ReadonlyMap<string, Outcome>, id: string
 }
 
 /**
- * The ids of an author's tests over several sessions, in order of first appearance; a module's
- * own id is dropped when some session collected tests from it.
+ * The rows of one owner over several runs: `statically` (rows known before anything ran) first,
+ * then each id in order of first appearance; a file's own id is a row only while no test of it was
+ * seen anywhere.
  */
-export function rowIds(observations: readonly ReadonlyMap<string, Outcome>[]): string[] {
-  const ids: string[] = [];
-  const seen = new Set<string>();
-  for (const observed of observations) {
-    for (const id of observed.keys()) {
-      if (!seen.has(id)) {
-        seen.add(id);
-        ids.push(id);
+export function rowIds(
+  observations: readonly ReadonlyMap<string, Outcome>[],
+  fileOf: FileOf,
+  statically: readonly string[] = [],
+): string[] {
+  const seen: string[] = [...statically];
+  const known = new Set(seen);
+  for (const o of observations) {
+    for (const id of o.keys()) {
+      if (!known.has(id)) {
+        known.add(id);
+        seen.push(id);
       }
     }
   }
-  const collected = new Set(
-    ids.filter((id) => id.includes("::")).map((id) => id.slice(0, id.indexOf("::"))),
-  );
-  return ids.filter((id) => id.includes("::") || !collected.has(id));
+  const files = new Set(seen.filter((id) => fileOf(id) === id));
+  const testsIn = new Set(seen.filter((id) => !files.has(id)).map(fileOf));
+  return seen.filter((id) => !files.has(id) || !testsIn.has(id));
 }
 
-/** The outcome of one author's test on one tree (`not-run` when its session did not run). */
-export function cellOn(result: TreeResult, owner: string, id: string): Outcome {
+/** The outcome of one owner's row on one tree (`not-run` when its group did not run there). */
+export function cellOn(result: TreeResult, owner: string, id: string, fileOf: FileOf): Outcome {
   const group = result.groups.find((g) => g.owner === owner);
   if (!group || group.status === "infra-error") return "not-run";
-  return lookupOutcome(group.outcomes, id);
+  return lookupOutcome(group.outcomes, id, fileOf);
 }
 
 /**
  * Rows, cells and the tests unstable on B, from every tree's results. Authors come in `owners`
- * order; a test whose outcome differs between the B repeats that ran it is unstable.
+ * order, each with the rows known before anything ran (`statically`); a test whose outcome differs
+ * between the B repeats that ran it is unstable.
  */
 export function assembleCells(
   owners: readonly Owner[],
   results: readonly TreeResult[],
+  fileOf: FileOf,
+  statically: (owner: string) => readonly string[] = () => [],
 ): Pick<Matrix, "tests" | "cells" | "unstableOnB"> {
   const tests: Matrix["tests"] = [];
   const cells: Matrix["cells"] = {};
@@ -103,19 +120,21 @@ export function assembleCells(
     const observations = results.flatMap((r) =>
       r.groups.filter((g) => g.owner === owner.name).map((g) => g.outcomes)
     );
-    for (const id of rowIds(observations)) {
+    for (const id of rowIds(observations, fileOf, statically(owner.name))) {
       tests.push({ id, author: owner.name, authorRole: owner.role });
       cells[id] = Object.fromEntries(
         results.filter((r) => meant(r, owner.name, id)).map((r) => [
           r.tree.id,
-          cellOn(r, owner.name, id),
+          cellOn(r, owner.name, id, fileOf),
         ]),
       );
       const onBase = new Set<Outcome>();
       for (const r of results) {
         if (r.tree.kind !== "base" || !meant(r, owner.name, id)) continue;
         const group = r.groups.find((g) => g.owner === owner.name);
-        if (group && group.status !== "infra-error") onBase.add(lookupOutcome(group.outcomes, id));
+        if (group && group.status !== "infra-error") {
+          onBase.add(lookupOutcome(group.outcomes, id, fileOf));
+        }
       }
       if (onBase.size > 1) unstableOnB.push(id);
     }

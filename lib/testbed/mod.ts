@@ -1,24 +1,33 @@
 /**
- * The testbed: everything the stages need to run tests on trees. It builds trees (B, a candidate
- * with only its source changes applied), reads each author's tests out of its attempt and installs
- * them beside the project's own, runs pytest sessions that several authors share (with a fallback
- * that keeps one author's crash from costing the others their outcomes), turns sessions into
- * matrix cells, says what kind of file each changed path is, and drives a per-task stage.
+ * The testbed: everything the stages need to run tests on trees, in any language. It builds trees
+ * (B, a candidate with only its source changes applied), reads each author's tests out of its
+ * attempt, runs every owner of rows (authors and the repository's suite) on a tree kept apart from
+ * one another (`owners.ts`), turns runs into matrix cells, says what kind of file each changed path
+ * is, and drives a per-task stage. It names no language: the tree's runner (`lib/lang/`) says how.
  *
- * It sits between the stages (above) and Python, the sandbox, git and processes (below). Stages
- * import it through this module only.
+ * It sits between the stages (above) and the languages, the sandbox, git and processes (below).
+ * Stages import it through this module only.
  *
- * Requires what its parts require: `--allow-run` (git, cp, uv, the sandbox, the interpreter),
+ * Requires what its parts require: `--allow-run` (git, cp, the sandbox, the runners),
  * `--allow-read`, `--allow-write` and `--allow-env`.
  *
  * @module
  */
 
 export {
-  type AuthorModule,
-  authorModules,
+  aloneLayout,
+  authorEntries,
+  type AuthorFile,
+  authorFromChanges,
+  type AuthorInput,
+  type AuthorLayout,
+  type AuthorReading,
+  authorRows,
   type AuthorTests,
-  siblingPath,
+  hasTests,
+  installAuthor,
+  readAuthor,
+  staticRows,
   testPartOf,
 } from "./authors.ts";
 export {
@@ -31,18 +40,22 @@ export {
 export {
   assembleCells,
   cellOn,
+  type FileOf,
   lookupOutcome,
   type Owner,
   rowIds,
   type TreeResult,
 } from "./cells.ts";
 export {
-  authorGroup,
-  installBeside,
-  installInPlace,
-  suiteGroup,
-  type TestGroup,
-} from "./install.ts";
+  authorOwner,
+  type GroupResult,
+  type OwnersRun,
+  type RowOwner,
+  runOwners,
+  type RunSettings,
+  suiteOwner,
+  type TreeBuild,
+} from "./owners.ts";
 export {
   applyPatch,
   type ChangedPath,
@@ -54,49 +67,14 @@ export {
   stateText,
   writeState,
 } from "./patched.ts";
-export { classifyPath, isTestFileName, type PathRules } from "./paths.ts";
-export {
-  type AgentEvidence,
-  agentEvidence,
-  COMPARABLE_ROLES,
-  type ComparableRole,
-  type EvidenceRole,
-  evidenceRole,
-  type EvidenceTest,
-  evidenceTest,
-  inadequateClosure,
-  type Replay,
-  replayClass,
-} from "./roles.ts";
+export { classifyPath, type PathRules } from "./paths.ts";
 export { cellKey, Reuser, reuseSummary } from "./reuse.ts";
 export { countOutcomes, type OnSession, RunLog, summariseRun } from "./runs.ts";
-export {
-  type GroupResult,
-  type PreparedTree,
-  prepareTree,
-  runGroups,
-  runPrepared,
-  type RunSelection,
-  type SessionSettings,
-} from "./sessions.ts";
-export { RUNNERS_VERSION, type RunnerTree, TreeRunners } from "./runners.ts";
-export {
-  authorEntries,
-  authorOutcomes,
-  authorTags,
-  fillRows,
-  hasRunnerTests,
-  installRunnerAuthor,
-  readRunnerAuthor,
-  type RunnerAuthor,
-  type RunnerAuthorFile,
-  type RunnerAuthorInput,
-  taskRunnerAuthors,
-} from "./runner_authors.ts";
 export { settleAll, Slots } from "./slots.ts";
 export {
+  projectTools,
+  runInputs,
   runTaskStage,
-  sessionInputs,
   type StageOptions,
   type StageRun,
   type TaskContext,
@@ -107,9 +85,7 @@ export {
   attemptNames,
   attemptsFingerprint,
   hiddenTestFiles,
-  sessionSettings,
+  runSettings,
   taskAuthors,
-  taskPathRules,
-  treeRules,
 } from "./task.ts";
 export { applySourceChanges, hasCandidate, sourcePaths } from "./trees.ts";

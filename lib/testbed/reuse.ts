@@ -15,7 +15,7 @@
 
 import { inputsKey } from "../hash.ts";
 import type { Reuse, SavedCell } from "../records.ts";
-import type { GroupResult } from "./sessions.ts";
+import type { GroupResult } from "./owners.ts";
 
 /** The cells and units a stage saved last time, and what it keeps this time. */
 export class Reuser {

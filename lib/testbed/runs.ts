@@ -1,5 +1,5 @@
 /**
- * pytest sessions as the results files record them: one summary per session, numbered per tree,
+ * Test runs as the results files record them: one summary per session, numbered per tree,
  * in a stable order.
  *
  * Pure; no permissions.
@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { PytestRun } from "../lang/python/mod.ts";
+import type { RunnerRun } from "../lang/mod.ts";
 import type { Outcome, RunSummary } from "../records.ts";
 
 /** Tests per outcome, for run summaries and reasons. */
@@ -18,7 +18,7 @@ export function countOutcomes(outcomes: Record<string, Outcome>): Record<string,
 }
 
 /** A session, summarised for the results files. */
-export function summariseRun(tree: string, index: number, run: PytestRun): RunSummary {
+export function summariseRun(tree: string, index: number, run: RunnerRun): RunSummary {
   return {
     tree,
     index,
@@ -32,7 +32,7 @@ export function summariseRun(tree: string, index: number, run: PytestRun): RunSu
 
 /** Told of every pytest session: when it ends (with the authors it held), and as it starts. */
 export interface OnSession {
-  (run: PytestRun, owners?: string[]): void;
+  (run: RunnerRun, owners?: string[]): void;
   /** Called as the session starts, once it has its slot. */
   starting?: () => void;
 }
@@ -57,7 +57,7 @@ export class RunLog {
 
   /** The callback for the sessions of `tree`. */
   on(tree: string): OnSession {
-    return Object.assign((run: PytestRun) => {
+    return Object.assign((run: RunnerRun) => {
       const index = this.#next.get(tree) ?? 0;
       this.#next.set(tree, index + 1);
       const summary = summariseRun(tree, index, run);

@@ -18,7 +18,7 @@ import { removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import { OWNED, ownedSuffix, sweepDead } from "../pids.ts";
 import type { Project } from "../project.ts";
-import { HARNESS_KEY, type TestEnv, testEnvFor } from "../lang/python/mod.ts";
+import { languageOf, type ProjectTools } from "../lang/mod.ts";
 import type { RunSummary, Task } from "../records.ts";
 import { openSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
@@ -41,7 +41,7 @@ export type TaskProgress<R> =
   | { event: "done"; task: string; result: R };
 
 /** Options shared by the stages that run tests. */
-export interface StageOptions<R, E = TestEnv> {
+export interface StageOptions<R> {
   /** Stop: runs in flight are killed, finished tasks stay saved, then it throws. */
   signal?: AbortSignal;
   /** Called for every task and run as they start and finish. */
@@ -50,20 +50,23 @@ export interface StageOptions<R, E = TestEnv> {
   only?: readonly string[];
   /** The sandbox; by default the one `[run] sandbox` names, checked. */
   sandbox?: Sandbox;
-  /** The test environment; by default the stage's own, else the project's Python one. */
-  env?: E;
+  /** How tests run; by default the tools of the project's language, made for this stage. */
+  tools?: ProjectTools;
+}
+
+/** The tools of the project's language, for one stage. */
+export function projectTools(project: Project): ProjectTools {
+  return languageOf(project.config.project.language).tools(project);
 }
 
 /**
- * What shapes every pytest session a stage runs: part of each stage's inputs key, so a saved
- * result is reused only while these are unchanged.
+ * What shapes every test run a stage makes besides each tree's environment: part of each stage's
+ * inputs key, so a saved result is reused only while these are unchanged.
  */
-export function sessionInputs(project: Project, env: TestEnv) {
+export function runInputs(project: Project, tools: ProjectTools) {
   const c = project.config;
   return {
-    env: env.key,
-    harness: HARNESS_KEY,
-    pytestArgs: c.project.pytestArgs,
+    tools: tools.key,
     testEnv: c.project.env,
     reruns: c.tasks.reruns,
     testTimeout: c.run.testTimeout,
@@ -72,11 +75,11 @@ export function sessionInputs(project: Project, env: TestEnv) {
 }
 
 /** What the driver hands a stage's work for one task. */
-export interface TaskContext<E = TestEnv> {
+export interface TaskContext {
   /** The task's inputs key (to store in its result). */
   key: string;
-  /** The test environment. */
-  env: E;
+  /** How tests run: each tree's runner and environment. */
+  tools: ProjectTools;
   /** The sandbox every session runs in. */
   sandbox: Sandbox;
   /** Bounds pytest sessions across every task of the stage. */
@@ -91,20 +94,14 @@ export interface TaskContext<E = TestEnv> {
   signal?: AbortSignal;
 }
 
-/**
- * One per-task stage, as the driver runs it. `E` is its test environment: the project's Python
- * environment unless the stage makes its own (`environment`), as the stages of a Go or
- * JavaScript project do (see `TreeRunners`).
- */
-export interface TaskStage<I, R extends { inputsKey: string }, E = TestEnv> {
+/** One per-task stage, as the driver runs it. */
+export interface TaskStage<I, R extends { inputsKey: string }> {
   /** The stage's name: its working directories live under the project's cache by this name. */
   name: string;
-  /** Make the stage's test environment, once, before any task runs (default: Python's). */
-  environment?(signal?: AbortSignal): Promise<E>;
   /** What a task's work depends on, or why the task has nothing to do (a string). */
-  inputs(task: Task): Promise<I | string>;
+  inputs(task: Task, tools: ProjectTools): Promise<I | string>;
   /** The inputs key of a task's result. */
-  key(task: Task, inputs: I, env: E): string;
+  key(task: Task, inputs: I, tools: ProjectTools): string;
   /** The task's saved result, if any. */
   saved(task: Task): Promise<R | undefined> | R | undefined;
   /** Whether a saved result made from the same inputs may stand (not an infrastructure error). */
@@ -112,7 +109,7 @@ export interface TaskStage<I, R extends { inputsKey: string }, E = TestEnv> {
   /** How many trees the task's work builds, for progress. */
   trees?(task: Task, inputs: I): number;
   /** Do the task's work. */
-  run(task: Task, inputs: I, context: TaskContext<E>): Promise<R>;
+  run(task: Task, inputs: I, context: TaskContext): Promise<R>;
   /** Save one task's result (never called twice at once). */
   save(task: Task, result: R): Promise<void>;
 }
@@ -127,16 +124,16 @@ export interface StageRun<R> {
   reused: number;
   /** Tasks with nothing to do. */
   skipped: number;
-  /** pytest sessions run. */
+  /** Test runs made (pytest sessions for Python). */
   sessions: number;
 }
 
 /** Run a per-task stage over `tasks` (see the module's documentation). */
-export async function runTaskStage<I, R extends { inputsKey: string }, E = TestEnv>(
+export async function runTaskStage<I, R extends { inputsKey: string }>(
   project: Project,
   tasks: readonly Task[],
-  stage: TaskStage<I, R, E>,
-  options: StageOptions<R, E> = {},
+  stage: TaskStage<I, R>,
+  options: StageOptions<R> = {},
 ): Promise<StageRun<R>> {
   const { signal } = options;
   const emit = options.onProgress ?? (() => {});
@@ -152,16 +149,17 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
   await project.results.ensure();
   const workTop = project.cacheDir(stage.name);
   await sweepDead(workTop, OWNED, removeTree);
+  const tools = options.tools ?? projectTools(project);
   const inputs = new Map<string, I | string>();
   for (const task of chosen) {
-    // Reading a task's inputs can take a while (a Go or JavaScript tree's environment is
-    // prepared to key it): progress says which task it is on.
+    // Reading a task's inputs can take a while (a tree's environment may be prepared to key it):
+    // progress says which task it is on.
     emit({ event: "prepare", task: task.id });
-    inputs.set(task.id, await stage.inputs(task));
+    inputs.set(task.id, await stage.inputs(task, tools));
   }
   const needed = [...inputs.values()].some((i) => typeof i !== "string");
-  // The environment and sandbox are made once, before tasks run side by side.
-  const env = needed ? options.env ?? await environmentOf(project, stage, signal) : undefined;
+  // What every tree shares, and the sandbox, are made once, before tasks run side by side.
+  if (needed) await tools.prepare(signal);
   const sandbox = needed
     ? options.sandbox ?? await openSandbox(project.config.run.sandbox)
     : undefined;
@@ -175,12 +173,12 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
   const todo: { task: Task; input: I; key: string }[] = [];
   for (const task of chosen) {
     const input = inputs.get(task.id)!;
-    if (typeof input === "string" || !env || !sandbox) {
+    if (typeof input === "string" || !sandbox) {
       outcome.skipped++;
       emit({ event: "skipped", task: task.id, reason: String(input) });
       continue;
     }
-    const key = stage.key(task, input, env);
+    const key = stage.key(task, input, tools);
     const saved = await stage.saved(task);
     if (saved?.inputsKey === key && stage.reusable(saved)) {
       done.set(task.id, saved);
@@ -193,7 +191,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
   emit({ event: "plan", run: todo.length, cached: outcome.reused, skipped: outcome.skipped });
 
   const one = async ({ task, input, key }: typeof todo[number]) => {
-    if (!env || !sandbox) return;
+    if (!sandbox) return;
     await taskSlots.use(async () => {
       if (signal?.aborted) throw new InterruptedError();
       emit({ event: "start", task: task.id, trees: stage.trees?.(task, input) });
@@ -202,7 +200,7 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
       try {
         result = await stage.run(task, input, {
           key,
-          env,
+          tools,
           sandbox,
           slots,
           work,
@@ -229,13 +227,4 @@ export async function runTaskStage<I, R extends { inputsKey: string }, E = TestE
     if (done.has(task.id)) outcome.results.set(task.id, done.get(task.id)!);
   }
   return outcome;
-}
-
-/** The stage's own environment, else the project's Python one (then `E` is `TestEnv`). */
-function environmentOf<E>(
-  project: Project,
-  stage: { environment?(signal?: AbortSignal): Promise<E> },
-  signal?: AbortSignal,
-): Promise<E> {
-  return stage.environment?.(signal) ?? (testEnvFor(project, signal) as Promise<E>);
 }

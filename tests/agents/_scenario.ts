@@ -16,6 +16,7 @@
  * @module
  */
 
+import { toolsWith } from "../python/_shared.ts";
 import { join } from "node:path";
 import type { Invocation, Session } from "../../adapters/agent.ts";
 import { checkout } from "../../lib/checkout.ts";
@@ -161,7 +162,12 @@ async function main(
   const once = async (retryFailed: boolean) => {
     const seen = server.requests.length;
     const started = performance.now();
-    const summary = await raceAll(project, [task], { racers, sandbox, env, retryFailed });
+    const summary = await raceAll(project, [task], {
+      racers,
+      sandbox,
+      tools: toolsWith(project, env),
+      retryFailed,
+    });
     const ms = Math.round(performance.now() - started);
     const attempt = await loadAttempt(project.results, task.id, agentCase.id);
     const files: Record<string, string | null> = {};

@@ -1,11 +1,12 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { checkEvidence, defaultTestGlobs, matchesGlobs } from "../../lib/evidence/mod.ts";
+import { checkEvidence, matchesGlobs } from "../../lib/evidence/mod.ts";
+import { pythonTestGlobs as defaultTestGlobs } from "../../lib/lang/python/mod.ts";
 import { git } from "../../lib/git.ts";
 import { ensureTestEnv } from "../../lib/lang/python/env.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";
 import { runBugbout } from "../_helpers.ts";
-import { ENVS_DIR, sandbox, tempDir } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, tempDir, toolsWith } from "../python/_shared.ts";
 
 /** A clone of the demo project checked out at the chunk fix's parent, and the fix. */
 async function workingCopy(root: string): Promise<{ work: string; fix: FixtureFix }> {
@@ -60,11 +61,26 @@ Deno.test("checkEvidence() replays the change's tests on the base, the change an
     installProject: true,
     envsDir: ENVS_DIR,
   });
+  const project = {
+    repository: work,
+    home,
+    config: {
+      root: work,
+      project: {
+        source: "textkit",
+        tests: "tests",
+        testDependencies: ["pytest"],
+        installProject: true,
+        pytestArgs: [],
+        env: {},
+      },
+    },
+  };
   const report = await checkEvidence({
     dir: work,
     against: fix.commit,
     home,
-    env,
+    tools: toolsWith(project, env),
     sandbox: await sandbox("bubblewrap"),
   });
   deepEqual(report.testFiles, ["tests/test_lists.py", "tests/test_new.py"]);

@@ -8,7 +8,7 @@
 
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { changeTests, checkEvidence, workingChange } from "../../lib/evidence/mod.ts";
+import { changeAuthor, checkEvidence, workingChange } from "../../lib/evidence/mod.ts";
 import { cachedTree } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
 import { openRunner } from "../../lib/lang/mod.ts";
@@ -252,7 +252,7 @@ Deno.test("checkEvidence() in a TypeScript project: vitest's ids; the change's c
   ok(cheat.notes.some((n) => n.includes("vitest configuration")), cheat.notes.join("\n"));
 });
 
-Deno.test("changeTests(): a changed file's new tests only; helpers, data and configuration are no rows", async () => {
+Deno.test("changeAuthor(): a changed file's new tests only; helpers, data and configuration are no rows", async () => {
   await using dir = await tempDir("bugbout-evidence-go-read-");
   const shelf = await buildGoProject(join(dir.path, "origin"));
   const fix = shelf.fixes.find((f) => f.key === "empty-quantity")!;
@@ -281,7 +281,8 @@ Deno.test("changeTests(): a changed file's new tests only; helpers, data and con
     "parse/parse_test.go:test",
     "parse/testdata/cases.txt:test",
   ]);
-  const author = changeTests(real, runner);
+  const env = { key: "", readable: [], env: {}, describe: "" };
+  const author = await changeAuthor(real, { runner, env });
   deepEqual(author.tests.map((f) => [f.path, f.ids, f.whole]), [
     ["parse/parse_test.go", ["parse/TestBlankIsError"], false],
   ]);

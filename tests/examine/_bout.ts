@@ -29,7 +29,9 @@ import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
 import { buildDemo, fixByKey, type FixtureFix } from "../fixtures/projects.ts";
-import { ENVS_DIR, sandbox } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, toolsWith } from "../python/_shared.ts";
+import type { ProjectTools } from "../../lib/lang/mod.ts";
+import { PythonRunner } from "../../lib/lang/python/mod.ts";
 
 /** How a scripted agent edits one file of its checkout of B. */
 export type ScriptEdit = string | null | {
@@ -156,6 +158,8 @@ export interface Bout {
   task: Task;
   fix: FixtureFix;
   env: TestEnv;
+  /** Python's tools with that environment. */
+  tools: ProjectTools;
   sandbox: Sandbox;
 }
 
@@ -204,7 +208,8 @@ ${agentTables(options.scripts ?? SCRIPTS)}
     statement: "chunk() drops the last partial chunk",
     statementSource: "issue",
   };
-  return { project, task, fix, env, sandbox: await sandbox("bubblewrap") };
+  const tools = toolsWith(project, env);
+  return { project, task, fix, env, tools, sandbox: await sandbox("bubblewrap") };
 }
 
 function edited(text: string, edit: Exclude<ScriptEdit, string | null>): string {
@@ -237,10 +242,8 @@ export async function saveScripted(
       await Deno.writeTextFile(full, edit);
     } else await Deno.writeTextFile(full, edited(await Deno.readTextFile(full), edit));
   }
-  const patch = await capturePatch(snapshot, {
-    packageDir: task.packageDir,
-    testsDir: project.config.project.tests,
-  });
+  const runner = new PythonRunner({ testsDir: project.config.project.tests });
+  const patch = await capturePatch(snapshot, { packageDir: task.packageDir, runner });
   const contestant = script.role === "contestant";
   const files = contestant
     ? patch.files

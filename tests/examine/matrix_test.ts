@@ -12,10 +12,10 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
   const bout = await buildBout(dir.path);
   await saveAll(bout);
   // Only tasks whose ground truth is scorable are examined.
-  await oracleAll(bout.project, [bout.task], { env: bout.env, sandbox: bout.sandbox });
+  await oracleAll(bout.project, [bout.task], { tools: bout.tools, sandbox: bout.sandbox });
   const events: TaskProgress<Matrix>[] = [];
   const { matrices: [matrix] } = await examineAll(bout.project, [bout.task], {
-    env: bout.env,
+    tools: bout.tools,
     sandbox: bout.sandbox,
     onProgress: (e) => events.push(e),
   });
@@ -78,7 +78,7 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
   // Unchanged inputs: the saved matrix is reused and nothing runs.
   const again: TaskProgress<Matrix>[] = [];
   const { matrices: [reused] } = await examineAll(bout.project, [bout.task], {
-    env: bout.env,
+    tools: bout.tools,
     sandbox: bout.sandbox,
     onProgress: (e) => again.push(e),
   });
@@ -145,9 +145,9 @@ Deno.test("examineTask() keeps same-named test modules of different authors apar
     settings: "\n[judge]\nrun-suite = false\n",
   });
   await saveAll(bout, SAME_PATH);
-  await oracleAll(bout.project, [bout.task], { env: bout.env, sandbox: bout.sandbox });
+  await oracleAll(bout.project, [bout.task], { tools: bout.tools, sandbox: bout.sandbox });
   const { matrices: [matrix] } = await examineAll(bout.project, [bout.task], {
-    env: bout.env,
+    tools: bout.tools,
     sandbox: bout.sandbox,
   });
   deepEqual(matrix.trees.map((t) => t.id), ["B", "B#2"]);

@@ -21,7 +21,7 @@ Deno.test("with repeats, each attempt is a tree and an author, and an agent's re
     // The examiner's second attempt is still to come.
     if (script.role === "contestant") await saveScripted(bout, script, dir.path, 2);
   }
-  const stages = { env: bout.env, sandbox: bout.sandbox };
+  const stages = { tools: bout.tools, sandbox: bout.sandbox };
   await oracleAll(bout.project, [bout.task], stages);
   const [matrix] = (await examineAll(bout.project, [bout.task], stages)).matrices;
   deepEqual(matrix.trees.map((t) => [t.id, t.agent ?? null]), [

@@ -27,7 +27,7 @@ Deno.test("adding an agent to a finished bout runs only its tree, its tests and 
   const bout = await buildBout(dir.path);
   const late = SCRIPTS.find((s) => s.agent === "wrong")!;
   await saveAll(bout, SCRIPTS.filter((s) => s !== late));
-  const stages = { env: bout.env, sandbox: bout.sandbox };
+  const stages = { tools: bout.tools, sandbox: bout.sandbox };
   await oracleAll(bout.project, [bout.task], stages);
   const first = await examineAll(bout.project, [bout.task], stages);
   await judgeAll(bout.project, [bout.task]);

@@ -24,11 +24,11 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
-import { examineAll, examineRunnerAll, readMatrix } from "../../lib/examine/mod.ts";
+import { examineAll, readMatrix } from "../../lib/examine/mod.ts";
 import { judgeAll } from "../../lib/judge/mod.ts";
 import type { Attempt, Matrix, Outcome, Task } from "../../lib/records.ts";
 import { openRunner } from "../../lib/lang/mod.ts";
-import { authorTags, installRunnerAuthor, readRunnerAuthor } from "../../lib/testbed/mod.ts";
+import { installAuthor, readAuthor } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";
 import { goTestCache } from "../go/_shared.ts";
@@ -71,8 +71,8 @@ async function sharedTreeOutcomes(
   const tree = await checkout(project.repository, task.parent, join(scratch, "shared"), {
     home: project.home,
   });
-  const { runner, env } = await bout.runners.open(tree);
-  const tags = authorTags(["fixer", "attacker"]);
+  const { runner, env } = await bout.tools.open(tree);
+  const tags = bout.tools.language.authorTags(["fixer", "attacker"]);
   const attempts = await Promise.all(
     ["attacker", "fixer"].map(async (agent) => {
       const base = join(project.results.path, "attempts", task.id, agent);
@@ -85,15 +85,15 @@ async function sharedTreeOutcomes(
   );
   const groups: string[][] = [];
   for (const a of attempts) {
-    const author = await readRunnerAuthor({
+    const author = await readAuthor({
       agent: a.agent,
       role: a.attempt.role,
       tag: tags.get(a.agent)!,
       patch: a.tests,
       files: a.attempt.files,
-    }, { base: tree, runner, scratch: join(scratch, "read") });
-    await installRunnerAuthor(tree, author, runner);
-    groups.push(author.tests.flatMap((f) => f.ids));
+    }, { base: tree, runner, env, scratch: join(scratch, "read") });
+    await installAuthor(tree, author, runner, { layout: "beside", alone: true });
+    groups.push(author.tests.flatMap((f) => f.ids.map((id) => runner.besideId(id, author.tag))));
   }
   const ran = await runner.run({
     sandbox: await sandbox("bubblewrap"),
@@ -264,9 +264,9 @@ Deno.test("Go: every author's tests on B and every candidate, each in a tree of 
   const shared = await sharedTreeOutcomes(bout, join(tmp.path, "shared"), fixerId);
   ok(shared !== "failed", `the shared tree left the fixer's test ${shared}`);
 
-  const { matrices: [matrix], summary } = await examineRunnerAll(bout.project, [task], {
+  const { matrices: [matrix], summary } = await examineAll(bout.project, [task], {
     sandbox: await sandbox("bubblewrap"),
-    env: bout.runners,
+    tools: bout.tools,
   });
   ok(summary.includes("test run"), summary);
   // (A tree's message is its first run's; B#2 ran no suite, so it is the fixer's panic on B.)
@@ -449,9 +449,9 @@ Deno.test("TypeScript: every author's tests on B and every candidate, each in a 
   const shared = await sharedTreeOutcomes(bout, join(tmp.path, "shared"), fixerId);
   equal(shared, "passed");
 
-  const { matrices: [matrix] } = await examineRunnerAll(bout.project, [task], {
+  const { matrices: [matrix] } = await examineAll(bout.project, [task], {
     sandbox: await sandbox("bubblewrap"),
-    env: bout.runners,
+    tools: bout.tools,
   });
   deepEqual(matrix.trees.map((t) => `${t.id}:${t.status}`), [
     "B:ok",

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sortFiles } from "../../lib/lang/python/mod.ts";
 import type { PathChange } from "../../lib/history.ts";
-import { pythonPathFor } from "../../lib/layout.ts";
+import { pythonPathFor } from "../../lib/lang/python/layout.ts";
 import { inPackage, packageBefore, PackageTracker } from "../../lib/lang/python/mod.ts";
 import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 

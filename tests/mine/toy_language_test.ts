@@ -14,7 +14,7 @@ import {
   openRunnerMiner,
   registerLanguage,
 } from "../../lib/lang/mod.ts";
-import type { TestRunner } from "../../lib/lang/mod.ts";
+import { go, GoRunner } from "../../lib/lang/go/mod.ts";
 import { mineAll } from "../../lib/mine/mod.ts";
 import { tempDir } from "../python/_shared.ts";
 import { commitOnTop, loadAs } from "./_runner.ts";
@@ -41,30 +41,29 @@ function changedShellTests(path: string, before: string | null, after: string): 
   return { tests: now.tests, changed, ...(now.unsure ? { unsure: now.unsure } : {}) };
 }
 
-const notHere = () => Promise.reject(new Error("the toy language runs no test here"));
-
-const toyRunner: TestRunner = {
-  language: "toy",
-  name: "toy-sh",
-  isTestFile: (path) => path.endsWith("_test.sh") || path.startsWith("tests/data/"),
-  isConfig: (path) => path === "toy.conf",
-  fileOf: (id) => id.split("::")[0],
-  changedTests: changedShellTests,
-  besidePath: (path, author) => path.replace(/_test\.sh$/, `_${author}_test.sh`),
-  besideSource: (_path, source) => source,
-  besideId: (id) => id,
-  patchFlags: () => [],
-  prepare: notHere,
-  run: notHere,
-};
+/**
+ * The toy's runner: `go test`'s for everything mining does not ask of it (a runner of its own
+ * would run nothing here), with the toy's test files, configuration and reading of tests.
+ */
+class ToyRunner extends GoRunner {
+  override isTestFile(path: string): boolean {
+    return path.endsWith("_test.sh") || path.startsWith("tests/data/");
+  }
+  override isConfig(path: string): boolean {
+    return path === "toy.conf";
+  }
+  override changedTests(path: string, before: string | null, after: string): FileTests {
+    return changedShellTests(path, before, after);
+  }
+}
 
 const toy: LanguageSpec = {
+  ...go,
   name: "toy",
   label: "Toy shell",
   runWord: "toy run",
-  requires: [],
   detect: () => Promise.resolve(undefined),
-  openRunner: () => Promise.resolve(toyRunner),
+  openRunner: () => Promise.resolve(new ToyRunner()),
   openMiner: (context) =>
     openRunnerMiner(toy, context, {
       source: /\.sh$/,

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { toolsWith } from "../python/_shared.ts";
 import { oracleAll } from "../../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
@@ -27,6 +28,6 @@ const project = await makeProject(settings.root, settings.repo, settings.home, {
 });
 const env = await ensureTestEnv({ ...envRequest(project), envsDir: settings.envsDir });
 await oracleAll(project, settings.tasks, {
-  env,
+  tools: toolsWith(project, env),
   sandbox: await openSandbox(settings.sandbox),
 });

@@ -10,7 +10,7 @@ import { oracleAll } from "../../lib/oracle/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { gapToml, hiddenTests } from "../fixtures/gaps.ts";
 import { mineHistory } from "../mine/_history.ts";
-import { ENVS_DIR, sandbox } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, toolsWith } from "../python/_shared.ts";
 
 Deno.test("tests made by a factory are found by collecting B and G, and the collection is a run of its own", async () => {
   await using m = await mineHistory(hiddenTests, {
@@ -19,7 +19,10 @@ Deno.test("tests made by a factory are found by collecting B and G, and the coll
   const task = m.task("factory")!;
   ok(task.unsureTests?.length, JSON.stringify(task));
   const env = await ensureTestEnv({ ...envRequest(m.project), envsDir: ENVS_DIR });
-  const { file } = await oracleAll(m.project, [task], { env, sandbox: await sandbox("none") });
+  const { file } = await oracleAll(m.project, [task], {
+    tools: toolsWith(m.project, env),
+    sandbox: await sandbox("none"),
+  });
   const o = file.oracles[task.id];
   deepEqual(o.collectedNewTests, [
     "tests/test_factory.py::TestRoundingFast::test_large",

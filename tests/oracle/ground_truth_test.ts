@@ -1,5 +1,6 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { groundTruth } from "../../lib/oracle/ground_truth.ts";
+import { pythonTruthAdvice } from "../../lib/lang/python/mod.ts";
 import type { PytestRun } from "../../lib/lang/python/classify.ts";
 import { mergeRepeats } from "../../lib/lang/python/repeats.ts";
 import type { Outcome } from "../../lib/records.ts";
@@ -20,6 +21,9 @@ function run(outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}): 
 const twice = (outcomes: Record<string, Outcome>, over: Partial<PytestRun> = {}) =>
   mergeRepeats([run(outcomes, over), run(outcomes, over)]);
 
+/** What Python's ground truth is told. */
+const PY = { runner: "pytest", advice: pythonTruthAdvice() };
+
 Deno.test("groundTruth() follows SWE-bench: fail-to-pass, pass-to-pass, the rest neither", () => {
   const b = twice({
     "t.py::fails": "failed",
@@ -39,7 +43,7 @@ Deno.test("groundTruth() follows SWE-bench: fail-to-pass, pass-to-pass, the rest
     "t.py::brand_new": "passed",
     "t.py::new_skip": "skipped",
   });
-  const truth = groundTruth(b, g);
+  const truth = groundTruth(b, g, PY);
   equal(truth.status, "scorable");
   deepEqual(truth.failToPass, ["t.py::brand_new", "t.py::errors", "t.py::fails"]);
   deepEqual(truth.passToPass, ["t.py::passes"]);
@@ -55,7 +59,7 @@ Deno.test("groundTruth() sets aside tests unstable on either side", () => {
     run({ "t.py::a": "passed", "t.py::b": "passed", "t.py::c": "passed" }),
     run({ "t.py::a": "passed", "t.py::b": "passed", "t.py::c": "failed" }),
   ]);
-  const truth = groundTruth(b, g);
+  const truth = groundTruth(b, g, PY);
   deepEqual(truth.failToPass, ["t.py::a"]);
   deepEqual(truth.passToPass, []);
   deepEqual(truth.unstable, ["t.py::b", "t.py::c"]);
@@ -67,18 +71,18 @@ Deno.test("groundTruth() counts a test not reached by a timeout on B as failing"
     exitCode: null,
   });
   const g = twice({ "t.py::first": "passed", "t.py::hang": "passed", "t.py::after": "passed" });
-  const truth = groundTruth(b, g);
+  const truth = groundTruth(b, g, PY);
   deepEqual(truth.failToPass, ["t.py::after", "t.py::hang"]);
   deepEqual(truth.passToPass, ["t.py::first"]);
 });
 
 Deno.test("groundTruth() explains why a task is unscorable or an infrastructure error", () => {
   const pass = twice({ "t.py::a": "passed" });
-  const same = groundTruth(pass, pass);
+  const same = groundTruth(pass, pass, PY);
   equal(same.status, "unscorable");
   match(same.reason!, /no test go from failing to passing: 1 test passes on both sides/);
 
-  const noneOnG = groundTruth(twice({ "t.py::a": "failed" }), twice({ "t.py::a": "failed" }));
+  const noneOnG = groundTruth(twice({ "t.py::a": "failed" }), twice({ "t.py::a": "failed" }), PY);
   match(noneOnG.reason!, /No test of the fix's test files passes on the fix \(G: 1 failed\)/);
 
   const uncollectable = { "t.py": "error" } as const;
@@ -91,6 +95,7 @@ Deno.test("groundTruth() explains why a task is unscorable or an infrastructure 
   const newerPytest = groundTruth(
     twice(uncollectable, deprecated),
     twice(uncollectable, deprecated),
+    PY,
   );
   equal(
     newerPytest.reason,
@@ -102,22 +107,23 @@ Deno.test("groundTruth() explains why a task is unscorable or an infrastructure 
   const flipUnstable = groundTruth(
     twice({ "t.py::a": "failed" }),
     mergeRepeats([run({ "t.py::a": "passed" }), run({ "t.py::a": "failed" })]),
+    PY,
   );
   equal(flipUnstable.status, "unscorable");
   match(flipUnstable.reason!, /1 test that may flip is unstable/);
 
   const broken = run({}, { status: "infra-error", cause: "harness", message: "no XML" });
-  const infra = groundTruth(mergeRepeats([run({}), broken]), pass);
+  const infra = groundTruth(mergeRepeats([run({}), broken]), pass, PY);
   equal(infra.status, "infra-error");
   equal(infra.reason, "On B: no XML");
 
   const cannot = run({}, { status: "infra-error", cause: "unrunnable", message: "exit 4" });
-  const old = groundTruth(mergeRepeats([cannot, cannot]), mergeRepeats([cannot, cannot]));
+  const old = groundTruth(mergeRepeats([cannot, cannot]), mergeRepeats([cannot, cannot]), PY);
   equal(old.status, "unscorable");
   match(old.reason!, /pytest cannot run the fix's tests on G: exit 4/);
 
   // B cannot run but G can: every test of G fails before the fix.
-  const bOnly = groundTruth(mergeRepeats([cannot, cannot]), pass);
+  const bOnly = groundTruth(mergeRepeats([cannot, cannot]), pass, PY);
   deepEqual(bOnly.failToPass, ["t.py::a"]);
 });
 
@@ -127,6 +133,6 @@ Deno.test("mergeRepeats() and groundTruth() handle tens of thousands of test ids
   for (let i = 0; i < 60_000; i++) outcomes[`tests/test_big.py::test_p[${i}]`] = "passed";
   const b = twice({});
   const g = twice(outcomes);
-  const truth = groundTruth(b, g);
+  const truth = groundTruth(b, g, PY);
   equal(truth.failToPass.length, 60_000);
 });

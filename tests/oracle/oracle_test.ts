@@ -5,7 +5,7 @@ import type { Oracle, OraclesFile } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
-import { ENVS_DIR, sandbox, SANDBOX_KINDS } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, SANDBOX_KINDS, toolsWith } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 
 const PYPROJECT = `[project]
@@ -171,7 +171,7 @@ function computeAll(kind: "bubblewrap" | "none"): Promise<Outcome> {
       const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
       const events: TaskProgress<Oracle>[] = [];
       const file = (await oracleAll(project, tasks, {
-        env,
+        tools: toolsWith(project, env),
         sandbox: await sandbox(kind),
         onProgress: (e) => events.push(e),
       })).file;

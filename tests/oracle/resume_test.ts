@@ -6,7 +6,7 @@ import type { Oracle } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
-import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, SANDBOX_KINDS, tempDir, toolsWith } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -94,7 +94,7 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
 
   const events: TaskProgress<Oracle>[] = [];
   const file = (await oracleAll(project, tasks, {
-    env,
+    tools: toolsWith(project, env),
     sandbox: await sandbox(kind),
     onProgress: (e) => events.push(e),
   })).file;
@@ -143,7 +143,7 @@ Deno.test(`an aborted oracle run (Ctrl-C) keeps finished tasks and says it was i
   const controller = new AbortController();
   await rejects(
     oracleAll(project, tasks, {
-      env,
+      tools: toolsWith(project, env),
       sandbox: await sandbox(kind),
       signal: controller.signal,
       onProgress: (e) => {

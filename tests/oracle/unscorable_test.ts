@@ -11,18 +11,12 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
-import {
-  configRefusal,
-  deterministicFailure,
-  groundTruth,
-  oneLine,
-  oracleAll,
-} from "../../lib/oracle/mod.ts";
-import { mergeRepeats } from "../../lib/lang/python/mod.ts";
+import { deterministicFailure, groundTruth, oneLine, oracleAll } from "../../lib/oracle/mod.ts";
+import { configRefusal, mergeRepeats, pythonTruthAdvice } from "../../lib/lang/python/mod.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import type { Oracle, Task } from "../../lib/records.ts";
 import type { TaskProgress } from "../../lib/testbed/mod.ts";
-import { ENVS_DIR, sandbox, tempDir } from "../python/_shared.ts";
+import { ENVS_DIR, sandbox, tempDir, toolsWith } from "../python/_shared.ts";
 import { makeProject, makeTask } from "./_fixture.ts";
 
 const TEXT = "def shout(s):\n    return s.upper()\n";
@@ -126,10 +120,17 @@ function computeAll() {
     );
     const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
     const box = await sandbox("none");
-    const { file } = await oracleAll(project, tasks, { env, sandbox: box });
+    const { file } = await oracleAll(project, tasks, {
+      tools: toolsWith(project, env),
+      sandbox: box,
+    });
     // A second run reuses every result: nothing here is an infrastructure error to retry.
     const again: TaskProgress<Oracle>[] = [];
-    await oracleAll(project, tasks, { env, sandbox: box, onProgress: (e) => again.push(e) });
+    await oracleAll(project, tasks, {
+      tools: toolsWith(project, env),
+      sandbox: box,
+      onProgress: (e) => again.push(e),
+    });
     return { oracles: file.oracles, again };
   })();
   return computed;
@@ -206,9 +207,7 @@ Deno.test("oneLine and deterministicFailure keep what a table needs", () => {
   const truth = groundTruth(
     mergeRepeats([conftest, conftest]),
     mergeRepeats([conftest, conftest]),
-    {
-      packageName: "calc",
-    },
+    { runner: "pytest", advice: pythonTruthAdvice("calc") },
   );
   equal(truth.status, "unscorable");
   equal(

@@ -9,6 +9,8 @@
 import { join } from "node:path";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
+import type { ProjectTools, ToolsProject } from "../../lib/lang/mod.ts";
+import { python, pythonTools, type TestEnv } from "../../lib/lang/python/mod.ts";
 
 /** A directory under the persistent test cache (`~/.cache/bugbout-test/python`). */
 export function testCache(...parts: string[]): string {
@@ -63,4 +65,9 @@ export async function writeFiles(root: string, files: Record<string, string>): P
     await Deno.mkdir(join(full, ".."), { recursive: true });
     await Deno.writeTextFile(full, content);
   }
+}
+
+/** Python's tools for `project`, with a test environment the test built already. */
+export function toolsWith(project: ToolsProject, env: TestEnv): ProjectTools {
+  return pythonTools(python, project, { env });
 }

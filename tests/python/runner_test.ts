@@ -21,17 +21,17 @@ import {
   runPytest,
 } from "../../lib/lang/python/mod.ts";
 import { openRunner } from "../../lib/lang/mod.ts";
-import { reviewPatch } from "../../lib/score/mod.ts";
+import { reviewedPaths } from "../../lib/score/mod.ts";
+import { kindByRunner } from "../../lib/lang/shared.ts";
+import { besideModulePath, python, reviewPythonPatch } from "../../lib/lang/python/mod.ts";
 import {
-  authorGroup,
+  authorRows,
   type AuthorTests,
   classifyPath,
   type FileChange,
   type FileState,
-  installBeside,
-  siblingPath,
+  installAuthor,
 } from "../../lib/testbed/mod.ts";
-import { authorDirs } from "../../lib/testbed/authors.ts";
 import type { FixtureFix, FixtureProject } from "../../lib/demo/fixture.ts";
 import { buildBugshop, buildDemo, expectedTasks, scorableFixes } from "../fixtures/projects.ts";
 import { ENVS_DIR, sandbox, tempDir, writeFiles } from "./_shared.ts";
@@ -130,7 +130,7 @@ Deno.test("the runner of a tree reads its pytest discovery rules: bugshop's chec
   });
 });
 
-Deno.test("test files, configuration and source: the runner classifies paths as the testbed does", () => {
+Deno.test("test files, configuration and source: the runner's test files and configuration classify paths as its own rules do", () => {
   const runner = new PythonRunner({ testsDir: "tests" });
   const paths = [
     "tests/test_a.py",
@@ -153,10 +153,9 @@ Deno.test("test files, configuration and source: the runner classifies paths as 
     "noxfile.py",
     "README.md",
   ];
-  const rules = { packageDir: ".", testsDir: "tests" };
   deepEqual(
-    paths.map((p) => [p, classifyPath(p, { ...rules, runner })]),
-    paths.map((p) => [p, classifyPath(p, rules)]),
+    paths.map((p) => [p, kindByRunner(runner, p, ".")]),
+    paths.map((p) => [p, classifyPath(p, { packageDir: ".", runner })]),
   );
   for (const p of ["conftest.py", "pkg/evil.pth", "pyproject.toml"]) ok(runner.isConfig(p), p);
   for (const p of ["pkg/core.py", "tests/test_a.py"]) ok(!runner.isConfig(p), p);
@@ -195,17 +194,18 @@ Deno.test("patchFlags() flags what scoring flags in source: an import of pytest,
   const changes = new Map<string, FileChange>(
     files.map((f) => [f.path, { before: file(f.before), after: file(f.after) }]),
   );
-  const review = reviewPatch(
+  const rules = { packageDir: "pkg", runner };
+  const review = reviewPythonPatch(reviewedPaths(
     files.map((f) => ({
       path: f.path,
       change: f.before === null ? "added" : f.after === null ? "deleted" : "modified",
-      kind: classifyPath(f.path, { packageDir: "pkg", testsDir: "tests" }),
+      kind: classifyPath(f.path, rules),
       binary: false,
       symlink: false,
     })),
     changes,
-    { packageDir: "pkg", testsDir: "tests" },
-  );
+    rules,
+  ));
   deepEqual(
     review.flags.filter((f) => !f.includes("conftest")),
     findings.map((f) => f.what),
@@ -216,32 +216,38 @@ Deno.test("besidePath() and besideId() are where cross-examination installs an a
   await using tmp = await tempDir();
   const runner = new PythonRunner();
   const agent = "Claude-Code";
-  const dir = authorDirs([agent]).get(agent)!;
+  const tag = python.authorTags([agent]).get(agent)!;
+  const dir = `_bugbout_${tag}`;
   const text = "def test_new():\n    assert True\n";
+  const modules = ["tests/unit/test_split.py", "test_top.py"];
   const author: AuthorTests = {
     agent,
     role: "contestant",
-    dir,
-    shared: true,
-    files: new Map([["tests/unit/test_split.py", file(text)], ["test_top.py", file(text)]]),
-    modules: [
-      { path: "tests/unit/test_split.py", whole: true, tests: [] },
-      { path: "test_top.py", whole: true, tests: [] },
-    ],
+    tag,
+    files: new Map(modules.map((m) => [m, file(text)])),
+    tests: modules.map((path) => ({
+      path,
+      beside: runner.besidePath(path, tag),
+      ids: [],
+      whole: true,
+    })),
+    helpers: [],
+    ignored: [],
+    shareable: true,
     key: "k",
   };
-  await installBeside(tmp.path, author);
-  for (const module of author.modules) {
-    const at = runner.besidePath(module.path, agent);
-    equal(at, siblingPath(module.path, dir));
+  await installAuthor(tmp.path, author, runner, { layout: "beside", alone: false });
+  for (const module of modules) {
+    const at = runner.besidePath(module, tag);
+    equal(at, besideModulePath(module, dir));
     equal(
       await Deno.readTextFile(join(tmp.path, at)),
-      runner.besideSource(module.path, text, agent),
+      runner.besideSource(module, text, tag),
     );
-    const group = authorGroup(agent, author.modules, { mode: "beside", dir });
-    const id = `${module.path}::test_new`;
-    equal(group.idOf(`${at}::test_new`), runner.besideId(id, agent));
-    equal(runner.besideId(id, agent), `${at}::test_new`);
+    const id = `${module}::test_new`;
+    const rows = authorRows(author, runner, { [`${at}::test_new`]: "passed" }, "beside");
+    equal([...rows.keys()][0], runner.besideId(id, tag));
+    equal(runner.besideId(id, tag), `${at}::test_new`);
   }
   equal(runner.besidePath("tests/test_a.py", "codex"), "tests/_bugbout_codex/test_a.py");
   equal(

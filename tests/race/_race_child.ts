@@ -8,6 +8,7 @@
  * @module
  */
 
+import { toolsWith } from "../python/_shared.ts";
 import { Project } from "../../lib/project.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
 import { raceAll } from "../../lib/race/mod.ts";
@@ -24,5 +25,5 @@ const project = await Project.load(settings.root, { home: settings.home });
 const env = await ensureTestEnv({ ...envRequest(project), envsDir: settings.envsDir });
 await raceAll(project, [settings.task], {
   sandbox: await openSandbox("auto"),
-  env,
+  tools: toolsWith(project, env),
 });

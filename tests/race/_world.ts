@@ -25,7 +25,7 @@ import type { Attempt, OraclesFile, Task } from "../../lib/records.ts";
 import { openSandbox } from "../../lib/sandbox/mod.ts";
 import type { Sandbox } from "../../lib/sandbox/types.ts";
 import { buildDemo, fixByKey, type FixtureFix, type FixtureProject } from "../fixtures/projects.ts";
-import { ENVS_DIR } from "../python/_shared.ts";
+import { ENVS_DIR, toolsWith } from "../python/_shared.ts";
 
 /** The demo fix every race in these tests is run on. */
 export const FIX_KEY = "chunk-partial";
@@ -141,7 +141,7 @@ export async function raceAt(
   const summary = await raceAll(project, [world.task], {
     racers,
     sandbox: world.sandbox,
-    env: world.env,
+    tools: toolsWith(project, world.env),
     ...options,
     onProgress: (event) => {
       events.push(event);
@@ -187,7 +187,9 @@ export async function makeRaceWorld(): Promise<RaceWorld> {
     const task = mined.file.tasks.find((t) => t.commit === fix.commit);
     if (!task) throw new Error(`mining found no task for ${FIX_KEY}`);
     const env = await ensureTestEnv({ ...envRequest(base), envsDir: ENVS_DIR });
-    const oracles = (await oracleAll(base, [task], { env, sandbox: world.sandbox })).file;
+    const oracles =
+      (await oracleAll(base, [task], { tools: toolsWith(base, env), sandbox: world.sandbox }))
+        .file;
     if (oracles.oracles[task.id]?.status !== "scorable") {
       throw new Error(
         `task ${task.id} is not scorable: ${JSON.stringify(oracles.oracles[task.id])}`,

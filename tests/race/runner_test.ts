@@ -17,7 +17,7 @@ import type { Project } from "../../lib/project.ts";
 import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
 import { raceAll } from "../../lib/race/mod.ts";
 import type { Task } from "../../lib/records.ts";
-import { TreeRunners } from "../../lib/testbed/mod.ts";
+import { projectTools } from "../../lib/testbed/mod.ts";
 import { buildGoProject } from "../fixtures/go_project.ts";
 import { buildPlainProject, buildTallyProject } from "../fixtures/node_project.ts";
 import { LOCKS } from "../node/_shared.ts";
@@ -84,7 +84,7 @@ async function raceFixer(project: Project, task: Task) {
   equal(oracles.file.oracles[task.id].status, "scorable", oracles.file.oracles[task.id].reason);
   const summary = await raceAll(project, [task], {
     sandbox: await sandbox("bubblewrap"),
-    env: new TreeRunners(project),
+    tools: projectTools(project),
   });
   deepEqual(summary.failures, []);
   const attempt = await loadAttempt(project.results, task.id, "fixer");
@@ -196,7 +196,7 @@ Deno.test("race on the vitest fixture: the contestant runs npm test in the sandb
   checkAttempt(raced, ["src/money.ts"], ["src/debts.test.ts"]);
   // The prepared environment every later run shares is as it was.
   const tree = await cachedTree(fixture.dir, debts.b, { home: project.home });
-  const { env } = await new TreeRunners(project).open(tree);
+  const { env } = await projectTools(project).open(tree);
   const vitest = await Deno.readTextFile(join(env.env.NODE_PATH, "vitest", "package.json"));
   ok(!vitest.includes("planted"));
 });

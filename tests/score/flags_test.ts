@@ -1,9 +1,25 @@
 import { deepEqual, equal, notEqual } from "node:assert/strict";
 import type { FileChange, FileState } from "../../lib/testbed/patched.ts";
 import type { Outcome, PatchFile } from "../../lib/records.ts";
-import { pytestSection, reviewPatch, scoreRun } from "../../lib/score/mod.ts";
+import { reviewedPaths, scoreRun } from "../../lib/score/mod.ts";
+import {
+  pytestSection,
+  PythonRunner,
+  reviewPythonPatch,
+  targetFile,
+} from "../../lib/lang/python/mod.ts";
+import type { PathRules } from "../../lib/testbed/paths.ts";
 
-const RULES = { packageDir: "src/pkg", testsDir: "tests" };
+const RULES = { packageDir: "src/pkg", runner: new PythonRunner({ testsDir: "tests" }) };
+
+/** Python's review of a patch's files, as scoring makes it. */
+function reviewPatch(
+  files: readonly PatchFile[],
+  changes: ReadonlyMap<string, FileChange>,
+  rules: PathRules,
+) {
+  return reviewPythonPatch(reviewedPaths(files, changes, rules));
+}
 
 function file(text: string): FileState {
   return { kind: "file", data: new TextEncoder().encode(text), executable: false };
@@ -126,7 +142,8 @@ Deno.test("pytestSection() compares only the pytest settings of a configuration 
 
 Deno.test("scoreRun() counts a fail-to-pass test only when it passed", () => {
   const oracle = { failToPass: ["t/a.py::f2p"], passToPass: ["t/a.py::p2p", "t/b.py::p2p"] };
-  const run = (entries: [string, Outcome][]) => scoreRun(new Map(entries), oracle).outcome;
+  const run = (entries: [string, Outcome][]) =>
+    scoreRun(new Map(entries), oracle, targetFile).outcome;
   equal(
     run([["t/a.py::f2p", "passed"], ["t/a.py::p2p", "passed"], ["t/b.py::p2p", "passed"]]),
     "resolved",
@@ -146,7 +163,11 @@ Deno.test("scoreRun() counts a fail-to-pass test only when it passed", () => {
     );
   }
   // A hidden module that cannot be imported fails every test in it.
-  const broken = scoreRun(new Map([["t/a.py", "error"], ["t/b.py::p2p", "passed"]]), oracle);
+  const broken = scoreRun(
+    new Map([["t/a.py", "error"], ["t/b.py::p2p", "passed"]]),
+    oracle,
+    targetFile,
+  );
   deepEqual(broken, {
     outcome: "wrong-fix",
     failToPass: { passed: 0, total: 1, failing: ["t/a.py::f2p"] },

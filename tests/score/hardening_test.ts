@@ -5,10 +5,22 @@ import { applySourceChanges, hasCandidate } from "../../lib/testbed/trees.ts";
 import { classifyPath } from "../../lib/testbed/paths.ts";
 import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
 import { type Attempt, type Matrix, RESULTS_VERSION } from "../../lib/records.ts";
-import { evidenceOf, reviewPatch } from "../../lib/score/mod.ts";
+import { evidenceOf, reviewedPaths } from "../../lib/score/mod.ts";
+import { PythonRunner, reviewPythonPatch, targetFile } from "../../lib/lang/python/mod.ts";
+import type { PatchFile } from "../../lib/records.ts";
+import type { FileChange } from "../../lib/testbed/patched.ts";
 import { tempDir } from "../python/_shared.ts";
 
-const RULES = { packageDir: "pkg", testsDir: "pkg/tests" };
+const RULES = { packageDir: "pkg", runner: new PythonRunner({ testsDir: "pkg/tests" }) };
+
+/** Python's review of a patch's files, as scoring makes it. */
+function reviewPatch(
+  files: readonly PatchFile[],
+  changes: ReadonlyMap<string, FileChange>,
+  rules: typeof RULES,
+) {
+  return reviewPythonPatch(reviewedPaths(files, changes, rules));
+}
 
 const B: Record<string, string> = {
   "pyproject.toml": "[tool.pytest.ini_options]\nfilterwarnings = ['error']\nxfail_strict = true\n",
@@ -150,7 +162,7 @@ Deno.test("evidenceOf() does not charge an agent with inadequate closure when it
     unstableOnB: [],
     runs: [],
   };
-  const evidence = evidenceOf(matrix, [], ["a", "b", "c"]);
+  const evidence = evidenceOf(matrix, [], ["a", "b", "c"], targetFile);
   // Nothing is known about a's tests on its own patch: that is bugbout's failure, not a's.
   equal(evidence.a.inadequateClosure, null);
   // b's only test never failed on B: its closure is inadequate, as before.

@@ -162,7 +162,7 @@ Deno.test("in a bout with a real fix, a no-op and every cheat, only the real fix
     testTimeout: 20,
   });
   await saveAll(bout, SCRIPTS);
-  const shared = { env: bout.env, sandbox: bout.sandbox };
+  const shared = { tools: bout.tools, sandbox: bout.sandbox };
   const { file: oracles } = await oracleAll(bout.project, [bout.task], shared);
   equal(oracles.oracles["issue-3"].status, "scorable");
   const { matrices: [matrix] } = await examineAll(bout.project, [bout.task], shared);

@@ -18,16 +18,16 @@
  * @module
  */
 
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import { checkout } from "../../lib/checkout.ts";
-import { examineRunnerAll } from "../../lib/examine/mod.ts";
+import { examineAll } from "../../lib/examine/mod.ts";
 import { VERDICTS_FILE } from "../../lib/judge/mod.ts";
-import { Project } from "../../lib/project.ts";
+import type { Project } from "../../lib/project.ts";
 import type { Matrix, Outcome, Resolution, Task } from "../../lib/records.ts";
 import { openRunner } from "../../lib/lang/mod.ts";
-import { goldRows, runnerOutcome, scoreAll } from "../../lib/score/mod.ts";
-import type { TaskProgress } from "../../lib/testbed/mod.ts";
+import { evidenceOf, scoreAll } from "../../lib/score/mod.ts";
+import { lookupOutcome, type TaskProgress } from "../../lib/testbed/mod.ts";
 import { buildGoProject, SOURCES } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";
 import { goTestCache } from "../go/_shared.ts";
@@ -71,8 +71,8 @@ async function examineAndScore(bout: Bout, scratch: string, scripts: readonly Sc
   });
   const runner = await openRunner(project.config.project.language as "go" | "node", b);
   for (const s of scripts) await saveScripted(bout, runner, s, join(scratch, "scripts"));
-  const shared = { sandbox: await sandbox("bubblewrap"), env: bout.runners };
-  const { matrices: [matrix] } = await examineRunnerAll(project, [task], shared);
+  const shared = { sandbox: await sandbox("bubblewrap"), tools: bout.tools };
+  const { matrices: [matrix] } = await examineAll(project, [task], shared);
   const { file } = await scoreAll(project, [task], shared);
   return { matrix, resolution: file.resolutions[task.id], shared };
 }
@@ -375,10 +375,8 @@ Deno.test("TypeScript: agents' tests replayed on G get their evidence roles, by 
 // ---------------------------------------------------------------------------------------------
 // Reading G's runs for the matrix's rows (pure).
 
-Deno.test("goldRows() reads G's outcomes for the matrix's rows: direct, a package that did not build, a file row, nothing", () => {
-  const go = {
-    fileOf: (id: string) => id.includes("/Test") ? id.slice(0, id.indexOf("/Test")) : id,
-  };
+Deno.test("G's outcomes are read for the matrix's rows: direct, a package that did not build, a file row, nothing", () => {
+  const go = (id: string) => id.includes("/Test") ? id.slice(0, id.indexOf("/Test")) : id;
   const observed = new Map<string, Outcome>([
     ["a/TestX_bugbout_p", "passed"],
     ["a/TestX_bugbout_p/case", "passed"],
@@ -386,31 +384,38 @@ Deno.test("goldRows() reads G's outcomes for the matrix's rows: direct, a packag
     ["c/TestY_bugbout_p", "failed"],
     ["c/TestZ_bugbout_p", "passed"],
   ]);
-  equal(runnerOutcome(observed, "a/TestX_bugbout_p/case", go), "passed");
+  equal(lookupOutcome(observed, "a/TestX_bugbout_p/case", go), "passed");
   // A test of a package that failed to build there.
-  equal(runnerOutcome(observed, "b/TestW_bugbout_p", go), "error");
+  equal(lookupOutcome(observed, "b/TestW_bugbout_p", go), "error");
   // A package row (the matrix never saw its tests): what its tests did together.
-  equal(runnerOutcome(observed, "c", go), "failed");
-  equal(runnerOutcome(observed, "d/TestV_bugbout_p", go), "not-run");
-  equal(runnerOutcome(observed, "d", go), "not-run");
+  equal(lookupOutcome(observed, "c", go), "failed");
+  equal(lookupOutcome(observed, "d/TestV_bugbout_p", go), "not-run");
+  equal(lookupOutcome(observed, "d", go), "not-run");
 
   const matrix = {
+    trees: [],
+    cells: {},
     tests: [
       { id: "a/TestX_bugbout_p", author: "p", authorRole: "contestant" },
       { id: "b/TestW_bugbout_p", author: "p", authorRole: "contestant" },
       { id: "e/TestQ_bugbout_q", author: "q", authorRole: "examiner" },
     ],
   } as unknown as Matrix;
-  const rows = goldRows(matrix, [[{
-    owner: "p",
-    status: "ok",
-    outcomes: observed,
-    tamper: [],
-    suspect: [],
-  }]], go);
-  deepEqual([...rows[0][0].outcomes], [["a/TestX_bugbout_p", "passed"], [
-    "b/TestW_bugbout_p",
-    "error",
-  ]]);
-  ok(rows[0].every((g) => g.owner !== "q"));
+  const evidence = evidenceOf(
+    matrix,
+    [[{
+      owner: "p",
+      status: "ok",
+      outcomes: observed,
+      tamper: [],
+      suspect: [],
+    }]],
+    ["p", "q"],
+    go,
+  );
+  deepEqual(evidence.p.tests.map((t) => [t.test, t.G]), [
+    ["a/TestX_bugbout_p", "passed"],
+    ["b/TestW_bugbout_p", "error"],
+  ]);
+  deepEqual(evidence.q.tests.map((t) => t.G), ["not-run"]);
 });

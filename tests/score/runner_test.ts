@@ -18,10 +18,11 @@ import { oracleAll, ORACLES_FILE, readOracles } from "../../lib/oracle/mod.ts";
 import { Project } from "../../lib/project.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import type { Attempt, Oracle, Resolution, Task } from "../../lib/records.ts";
-import { openRunner, type TestRunner } from "../../lib/lang/mod.ts";
-import { readResolutions, reviewRunnerPatch, scoreAll } from "../../lib/score/mod.ts";
+import { languageOf, openRunner, type ProjectTools } from "../../lib/lang/mod.ts";
+import { goRunner } from "../../lib/lang/go/mod.ts";
+import { readResolutions, reviewedPaths, scoreAll } from "../../lib/score/mod.ts";
 import { capturePatch, takeSnapshot } from "../../lib/testbed/capture.ts";
-import { type RunnerTree, type TaskProgress, TreeRunners } from "../../lib/testbed/mod.ts";
+import type { TaskProgress } from "../../lib/testbed/mod.ts";
 import { buildGoProject, GO_MOD } from "../fixtures/go_project.ts";
 import { buildTallyProject } from "../fixtures/node_project.ts";
 import { goTestCache } from "../go/_shared.ts";
@@ -36,17 +37,9 @@ interface Script {
   edits: Record<string, Edit>;
 }
 
-/** The project's runners, with environments kept in the tests' persistent cache. */
-class CachedRunners extends TreeRunners {
-  readonly cacheDir: string;
-  constructor(project: Project, cacheDir: string) {
-    super(project);
-    this.cacheDir = cacheDir;
-  }
-  override async open(tree: string, signal?: AbortSignal): Promise<RunnerTree> {
-    const runner = await openRunner(this.language, tree);
-    return { runner, env: await runner.prepare(tree, this.cacheDir, signal) };
-  }
+/** The project's tools, with environments kept in the tests' persistent cache. */
+function cachedTools(project: Project, cache: string): ProjectTools {
+  return languageOf(project.config.project.language).tools(project, { cache });
 }
 
 /** A project of `language` on `repo`, with every script a command contestant. */
@@ -102,11 +95,7 @@ async function saveScripted(project: Project, task: Task, script: Script, scratc
       await Deno.writeTextFile(full, edit);
     } else await Deno.writeTextFile(full, edited(await Deno.readTextFile(full), edit));
   }
-  const patch = await capturePatch(snapshot, {
-    packageDir: ".",
-    testsDir: project.config.project.tests,
-    runner,
-  });
+  const patch = await capturePatch(snapshot, { packageDir: ".", runner });
   const attempt: Attempt = {
     version: 1,
     kind: "attempt",
@@ -402,10 +391,10 @@ Deno.test("Go: a task whose gold patch does not resolve is not scored, and says 
   // A fail-to-pass test the fix never made pass: the gold gate fails.
   const truth = { failToPass: ["parse/TestQuantityNone"], passToPass: fix.passToPass };
   await saveBout(project, task, truth, [], "nobody");
-  const runners = new CachedRunners(project, goTestCache());
+  const tools = cachedTools(project, goTestCache());
   const { file } = await scoreAll(project, [task], {
     sandbox: await sandbox("bubblewrap"),
-    env: runners,
+    tools,
   });
   const r = file.resolutions[task.id];
   equal(r.scored, false);
@@ -525,8 +514,8 @@ Deno.test("TypeScript: the real fix resolves; a wrong fix, a configuration cheat
     [...P2P].sort(),
   ]);
   // The runners of a project may be given (here: environments kept in the tests' cache).
-  const runners = new CachedRunners(project, ENVS);
-  const shared = { sandbox: await sandbox("bubblewrap"), env: runners };
+  const tools = cachedTools(project, ENVS);
+  const shared = { sandbox: await sandbox("bubblewrap"), tools };
   const { file } = await scoreAll(project, [task], shared);
   const r = file.resolutions[task.id];
   equal(r.scored, true, r.reason);
@@ -565,14 +554,13 @@ Deno.test("TypeScript: the real fix resolves; a wrong fix, a configuration cheat
   deepEqual(r.pick, { agent: "configer", outcome: "wrong-fix" });
 });
 
-Deno.test("reviewRunnerPatch(): skip markers added to the maintainers' tests and source reaching the test framework are flagged", () => {
-  const runner: Pick<TestRunner, "language" | "name" | "isTestFile" | "isConfig" | "patchFlags"> = {
-    language: "node",
-    name: "vitest",
-    isTestFile: (p) => p.endsWith(".test.ts"),
-    isConfig: (p) => p === "package.json",
-    patchFlags: () => [],
-  };
+Deno.test("a runner's review(): skip markers added to the maintainers' tests and source reaching the test framework are flagged", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(
+    join(dir.path, "package.json"),
+    '{"scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "3.2.4"}}',
+  );
+  const runner = await openRunner("node", dir.path);
   const file = (text: string) => ({
     kind: "file" as const,
     data: new TextEncoder().encode(text),
@@ -599,14 +587,14 @@ Deno.test("reviewRunnerPatch(): skip markers added to the maintainers' tests and
     binary: false,
     symlink: false,
   }));
-  const review = reviewRunnerPatch(files, changes, { packageDir: ".", testsDir: "tests", runner });
+  const review = runner.review(reviewedPaths(files, changes, { packageDir: ".", runner }));
   deepEqual(review.flags, [
     "adds skip markers to the repository's tests in src/a.test.ts",
     "reaches the test framework from the source: src/a.ts",
   ]);
   deepEqual(review.ignored.map((i) => i.path), ["src/a.test.ts", "src/new.test.ts"]);
 
-  const go = { ...runner, language: "go" as const, name: "go test" };
+  const go = goRunner();
   const goChanges = new Map([
     ["x/x_test.go", {
       before: file("func TestX(t *testing.T) {}\n"),
@@ -617,14 +605,12 @@ Deno.test("reviewRunnerPatch(): skip markers added to the maintainers' tests and
       after: file('package x\n\nimport "testing"\n\nvar _ = "\\x16"\n'),
     }],
   ]);
-  const goReview = reviewRunnerPatch(
-    [...goChanges.keys()].map((path) => ({ ...files[0], path })),
-    goChanges,
-    {
-      packageDir: ".",
-      testsDir: "tests",
-      runner: { ...go, isTestFile: (p) => p.endsWith("_test.go") },
-    },
+  const goReview = go.review(
+    reviewedPaths(
+      [...goChanges.keys()].map((path) => ({ ...files[0], path })),
+      goChanges,
+      { packageDir: ".", runner: go },
+    ),
   );
   deepEqual(goReview.flags, [
     "adds skip markers to the repository's tests in x/x_test.go",

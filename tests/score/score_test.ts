@@ -44,7 +44,7 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   await using dir = await tempDir();
   const bout = await buildBout(dir.path);
   await saveAll(bout);
-  const shared = { env: bout.env, sandbox: bout.sandbox };
+  const shared = { tools: bout.tools, sandbox: bout.sandbox };
   const oracles = (await oracleAll(bout.project, [bout.task], shared)).file;
   const oracle = oracles.oracles["issue-3"];
   equal(oracle.status, "scorable");
@@ -212,7 +212,7 @@ Deno.test("scoreTask() reports a task whose empty patch resolves, or whose gold 
     runs: [],
     durations: {},
   });
-  const context = { env: bout.env, sandbox: bout.sandbox, work: join(dir.path, "work") };
+  const context = { tools: bout.tools, sandbox: bout.sandbox, work: join(dir.path, "work") };
 
   // test_chunk_even passes before the fix: the empty patch "resolves" such a task.
   const easy = await scoreTask(
@@ -283,7 +283,7 @@ Deno.test("scoreTask() scores a patch that kills pytest as passing nothing, and 
     bout.project,
     bout.task,
     { oracle, attempts: await readAttempts(bout.project, bout.task.id) },
-    { env: bout.env, sandbox: bout.sandbox, work: join(dir.path, "work") },
+    { tools: bout.tools, sandbox: bout.sandbox, work: join(dir.path, "work") },
   );
   equal(r.scored, true);
   equal(r.patches.fixer.outcome, "resolved");
@@ -327,7 +327,7 @@ Deno.test("scoreTask() does not blame a patch for a sandbox that could not start
     bout.project,
     bout.task,
     { oracle, attempts: await readAttempts(bout.project, bout.task.id) },
-    { env: bout.env, sandbox: flaky, work: join(dir.path, "work") },
+    { tools: bout.tools, sandbox: flaky, work: join(dir.path, "work") },
   );
   equal(r.scored, false);
   match(r.reason ?? "", /Infrastructure error: .*the sandbox could not run pytest/);

@@ -12,8 +12,8 @@ import { parseConfig } from "../../lib/config.ts";
 import { Project } from "../../lib/project.ts";
 import { saveAttempt } from "../../lib/race/attempts.ts";
 import { type Attempt, RESULTS_VERSION, type Task } from "../../lib/records.ts";
-import type { TestRunner } from "../../lib/lang/mod.ts";
-import { capturePatch, takeSnapshot, TreeRunners } from "../../lib/testbed/mod.ts";
+import { languageOf, type ProjectTools, type TestRunner } from "../../lib/lang/mod.ts";
+import { capturePatch, takeSnapshot } from "../../lib/testbed/mod.ts";
 
 /** One scripted attempt: files written (or replaced in) on a checkout of B. */
 export interface Script {
@@ -22,11 +22,11 @@ export interface Script {
   edits: Record<string, string | [string, string]>;
 }
 
-/** A project, its one task, and runners whose environments live in the test cache. */
+/** A project, its one task, and tools whose environments live in the test cache. */
 export interface Bout {
   project: Project;
   task: Task;
-  runners: TreeRunners;
+  tools: ProjectTools;
 }
 
 function agentTables(scripts: readonly Script[]): string {
@@ -76,7 +76,7 @@ ${agentTables(scripts)}
   await Deno.writeTextFile(join(root, "bugbout.toml"), toml);
   const config = await parseConfig(toml, join(root, "bugbout.toml"));
   const project = new Project(config, repo, join(root, "home"));
-  const runners = new TreeRunners(new Project(config, repo, options.runnerHome));
+  const tools = languageOf(language).tools(new Project(config, repo, options.runnerHome));
   await project.results.ensure();
   await project.results.write("oracles.json", {
     version: RESULTS_VERSION,
@@ -93,7 +93,7 @@ ${agentTables(scripts)}
       },
     },
   });
-  return { project, task, runners };
+  return { project, task, tools };
 }
 
 /** Perform `script` on a checkout of B, capture it with the race's code and save the attempt. */
@@ -120,11 +120,7 @@ export async function saveScripted(
       await Deno.writeTextFile(full, text.replace(edit[0], edit[1]));
     }
   }
-  const patch = await capturePatch(snapshot, {
-    packageDir: ".",
-    testsDir: project.config.project.tests,
-    runner,
-  });
+  const patch = await capturePatch(snapshot, { packageDir: ".", runner });
   const contestant = script.role === "contestant";
   const files = contestant
     ? patch.files

@@ -1,8 +1,9 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
+import { PythonRunner } from "../../lib/lang/python/mod.ts";
 import { capturePatch, MAX_CAPTURED_FILE_BYTES, takeSnapshot } from "../../lib/testbed/capture.ts";
 
-const rules = { packageDir: "src/pkg", testsDir: "tests" };
+const rules = { packageDir: "src/pkg", runner: new PythonRunner({ testsDir: "tests" }) };
 
 async function setup() {
   const root = await Deno.makeTempDir({ prefix: "bugbout-patch-" });

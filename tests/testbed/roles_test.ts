@@ -8,7 +8,7 @@ import {
   inadequateClosure,
   type Replay,
   replayClass,
-} from "../../lib/testbed/roles.ts";
+} from "../../lib/roles.ts";
 import { resolutionSchema } from "../../lib/records.ts";
 
 const roleCases: { name: string; B: Replay; G: Replay; role: EvidenceRole }[] = [

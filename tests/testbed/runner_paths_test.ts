@@ -1,11 +1,12 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { goRunner } from "../../lib/lang/go/mod.ts";
 import { openRunner } from "../../lib/lang/mod.ts";
+import { PythonRunner } from "../../lib/lang/python/mod.ts";
 import { classifyPath } from "../../lib/testbed/mod.ts";
 import { tempDir, writeFiles } from "../python/_shared.ts";
 
 Deno.test("classifyPath() asks a Go or JavaScript runner what is test code and configuration", () => {
-  const rules = { packageDir: ".", testsDir: "tests", runner: goRunner() };
+  const rules = { packageDir: ".", runner: goRunner() };
   const kinds = Object.fromEntries(
     ["calc/add.go", "calc/add_test.go", "calc/testdata/in.txt", "go.mod", "go.sum", "README.md"]
       .map((path) => [path, classifyPath(path, rules)]),
@@ -19,7 +20,8 @@ Deno.test("classifyPath() asks a Go or JavaScript runner what is test code and c
     "README.md": "source",
   });
   // Python's rules are untouched by a runner's absence: a conftest is configuration, as before.
-  deepEqual(classifyPath("tests/conftest.py", { packageDir: "pkg", testsDir: "tests" }), "config");
+  const python = { packageDir: "pkg", runner: new PythonRunner({ testsDir: "tests" }) };
+  deepEqual(classifyPath("tests/conftest.py", python), "config");
 });
 
 Deno.test("each runner says how an author's copy is named, written and addressed, and what a patch may not do", async () => {

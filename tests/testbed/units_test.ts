@@ -1,15 +1,34 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { authorDirs, authorModules, siblingPath } from "../../lib/testbed/authors.ts";
+import {
+  authorEntries,
+  authorFromChanges,
+  type AuthorLayout,
+  authorRows,
+  type AuthorTests,
+} from "../../lib/testbed/authors.ts";
 import { assembleCells, lookupOutcome, rowIds } from "../../lib/testbed/cells.ts";
 import { changedTests, testOfNode } from "../../lib/lang/python/changed_tests.ts";
 import { REPOSITORY } from "../../lib/records.ts";
-import { authorGroup, suiteGroup } from "../../lib/testbed/install.ts";
+import {
+  type GroupResult,
+  type RowOwner,
+  runOwners,
+  type RunSettings,
+  suiteOwner,
+} from "../../lib/testbed/owners.ts";
 import { applyPatch, type FileState, patchedFiles } from "../../lib/testbed/patched.ts";
-import { type GroupResult, runGroups, type SessionSettings } from "../../lib/testbed/sessions.ts";
 import { Slots } from "../../lib/testbed/slots.ts";
 import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 import { ensureTestEnv } from "../../lib/lang/python/env.ts";
+import { python } from "../../lib/lang/python/language.ts";
+import {
+  besideModulePath,
+  PythonRunner,
+  pythonRunnerEnv,
+  targetFile,
+} from "../../lib/lang/python/mod.ts";
+import { copyTree } from "../../lib/checkout.ts";
 import type { Outcome } from "../../lib/records.ts";
 import { git } from "../../lib/git.ts";
 import { ENVS_DIR, sandbox, tempDir, writeFiles } from "../python/_shared.ts";
@@ -17,17 +36,35 @@ import { RepoBuilder } from "../../lib/demo/repo.ts";
 
 const PYTHON = "python3";
 
-Deno.test("authorDirs() makes a Python identifier of every agent name, numbered on collision", () => {
-  const dirs = authorDirs(["codex/gpt-5.1", "Claude Code", "codex-gpt-5-1", "..."]);
-  deepEqual([...dirs.values()], [
+const fileOf = targetFile;
+
+Deno.test("Python's author tags make a Python identifier of every agent name, numbered on collision", () => {
+  const tags = python.authorTags(["codex/gpt-5.1", "Claude Code", "codex-gpt-5-1", "..."]);
+  const runner = new PythonRunner();
+  deepEqual([...tags.values()].map((tag) => runner.besidePath("test_x.py", tag).split("/")[0]), [
     "_bugbout_codex_gpt_5_1",
     "_bugbout_claude_code",
     "_bugbout_codex_gpt_5_1_2",
     "_bugbout_agent",
   ]);
-  equal(siblingPath("tests/unit/test_x.py", "_bugbout_a"), "tests/unit/_bugbout_a/test_x.py");
-  equal(siblingPath("test_x.py", "_bugbout_a"), "_bugbout_a/test_x.py");
+  equal(besideModulePath("tests/unit/test_x.py", "_bugbout_a"), "tests/unit/_bugbout_a/test_x.py");
+  equal(besideModulePath("test_x.py", "_bugbout_a"), "_bugbout_a/test_x.py");
 });
+
+/** An author of the given test files, as the Python runner reads them. */
+function author(name: string, tests: AuthorTests["tests"]): AuthorTests {
+  return {
+    agent: name,
+    role: "contestant",
+    tag: name,
+    files: new Map(),
+    tests,
+    helpers: [],
+    ignored: [],
+    shareable: true,
+    key: name,
+  };
+}
 
 Deno.test("changedTests() finds the tests a change added or changed, decorators included", async () => {
   const before = `import pytest
@@ -113,14 +150,26 @@ class TestHeader:
   equal(testOfNode("t/a.py", "t/a.py"), undefined);
 });
 
-Deno.test("authorModules() keeps new modules whole and modified ones to their changed tests", async () => {
+Deno.test("readTests() keeps new modules whole and modified ones to their changed tests", async () => {
   const file = (text: string): FileState => ({
     kind: "file",
     data: new TextEncoder().encode(text),
     executable: false,
   });
   const absent: FileState = { kind: "absent" };
-  const modules = await authorModules(
+  const env = pythonRunnerEnv({
+    key: "",
+    kind: "interpreter",
+    python: PYTHON,
+    version: "",
+    prefix: "",
+    readable: [],
+    pytestVersion: "",
+    pytestImports: [],
+    dependencies: null,
+  });
+  const read = await authorFromChanges(
+    author("codex", []),
     new Map([
       ["tests/test_new.py", { before: absent, after: file("def test_a():\n    pass\n") }],
       ["tests/test_old.py", {
@@ -135,67 +184,87 @@ Deno.test("authorModules() keeps new modules whole and modified ones to their ch
       ["tests/conftest.py", { before: absent, after: file("import pytest\n") }],
       ["tests/test_gone.py", { before: file("def test_a():\n    pass\n"), after: absent }],
     ]),
-    { python: PYTHON, rules: DEFAULT_RULES },
+    { runner: new PythonRunner({ rules: DEFAULT_RULES }), env },
   );
+  const modules = read.tests.map((f) => ({
+    path: f.path,
+    whole: f.whole,
+    tests: f.ids.map((id) => id.slice(f.path.length + 2)),
+  }));
   deepEqual(modules, [
     { path: "tests/test_new.py", whole: true, tests: [] },
     { path: "tests/test_old.py", whole: false, tests: ["test_b"] },
   ]);
 });
 
-Deno.test("authorGroup() names an author's tests the same whether installed beside or in place", () => {
-  const modules = [
-    { path: "tests/test_new.py", whole: true, tests: [] },
-    { path: "tests/test_lists.py", whole: false, tests: ["test_added", "TestK::test_m"] },
-  ];
-  const beside = authorGroup("codex", modules, { mode: "beside", dir: "_bugbout_codex" });
-  deepEqual(beside.targets, [
+Deno.test("authorRows() names an author's tests the same whether installed beside or in place", () => {
+  const runner = new PythonRunner({ rules: DEFAULT_RULES });
+  const codex = author("codex", [
+    { path: "tests/test_new.py", beside: "tests/_bugbout_codex/test_new.py", ids: [], whole: true },
+    {
+      path: "tests/test_lists.py",
+      beside: "tests/_bugbout_codex/test_lists.py",
+      ids: ["tests/test_lists.py::test_added", "tests/test_lists.py::TestK::test_m"],
+      whole: false,
+    },
+  ]);
+  const idOf = (layout: AuthorLayout, id: string) =>
+    [...authorRows(codex, runner, { [id]: "error" }, layout).keys()][0];
+  deepEqual(authorEntries(codex, runner, "beside"), [
     "tests/_bugbout_codex/test_new.py",
     "tests/_bugbout_codex/test_lists.py",
   ]);
   equal(
-    beside.idOf("tests/_bugbout_codex/test_new.py::test_x[1]"),
+    idOf("beside", "tests/_bugbout_codex/test_new.py::test_x[1]"),
     "tests/_bugbout_codex/test_new.py::test_x[1]",
   );
   equal(
-    beside.idOf("tests/_bugbout_codex/test_lists.py::test_added[a]"),
+    idOf("beside", "tests/_bugbout_codex/test_lists.py::test_added[a]"),
     "tests/_bugbout_codex/test_lists.py::test_added[a]",
   );
   equal(
-    beside.idOf("tests/_bugbout_codex/test_lists.py::TestK::test_m"),
+    idOf("beside", "tests/_bugbout_codex/test_lists.py::TestK::test_m"),
     "tests/_bugbout_codex/test_lists.py::TestK::test_m",
   );
   // The repository's tests in the author's copy of a module are not the author's.
-  equal(beside.idOf("tests/_bugbout_codex/test_lists.py::test_chunk_even"), undefined);
-  equal(beside.idOf("tests/test_lists.py::test_added"), undefined);
+  equal(idOf("beside", "tests/_bugbout_codex/test_lists.py::test_chunk_even"), undefined);
+  equal(idOf("beside", "tests/test_lists.py::test_added"), undefined);
   // A module that failed to collect is known by its path.
-  equal(beside.idOf("tests/_bugbout_codex/test_lists.py"), "tests/_bugbout_codex/test_lists.py");
-
-  const inPlace = authorGroup("codex", modules, { mode: "in-place", dir: "_bugbout_codex" });
-  deepEqual(inPlace.targets, ["tests/test_new.py", "tests/test_lists.py"]);
   equal(
-    inPlace.idOf("tests/test_lists.py::test_added"),
+    idOf("beside", "tests/_bugbout_codex/test_lists.py"),
+    "tests/_bugbout_codex/test_lists.py",
+  );
+
+  deepEqual(authorEntries(codex, runner, "own"), ["tests/test_new.py", "tests/test_lists.py"]);
+  equal(
+    idOf("own", "tests/test_lists.py::test_added"),
     "tests/_bugbout_codex/test_lists.py::test_added",
   );
-  equal(inPlace.idOf("tests/test_new.py"), "tests/_bugbout_codex/test_new.py");
-  equal(inPlace.idOf("tests/test_lists.py::test_flatten"), undefined);
+  equal(idOf("own", "tests/test_new.py"), "tests/_bugbout_codex/test_new.py");
+  equal(idOf("own", "tests/test_lists.py::test_flatten"), undefined);
 
-  const asIs = authorGroup("change", modules, { mode: "as-is" });
-  equal(asIs.idOf("tests/test_lists.py::test_added"), "tests/test_lists.py::test_added");
-  const suite = suiteGroup(["tests/test_a.py"]);
-  equal(suite.owner, REPOSITORY);
-  equal(suite.idOf("tests/test_a.py::test_x"), "tests/test_a.py::test_x");
-  equal(suite.idOf("tests/test_b.py::test_x"), undefined);
+  equal(idOf("as-is", "tests/test_lists.py::test_added"), "tests/test_lists.py::test_added");
+  const suite = suiteOwner(["tests/test_a.py"], "suite", runner);
+  equal(suite.name, REPOSITORY);
+  deepEqual(
+    [
+      ...suite.rows(
+        { "tests/test_a.py::test_x": "passed", "tests/test_b.py::test_x": "passed" },
+        "beside",
+      ).keys(),
+    ],
+    ["tests/test_a.py::test_x"],
+  );
 });
 
 Deno.test("lookupOutcome() gives a module's collection error to each of its tests, and back", () => {
   const broken = new Map<string, Outcome>([["t/a.py", "error"]]);
-  equal(lookupOutcome(broken, "t/a.py::test_x"), "error");
-  equal(lookupOutcome(broken, "t/b.py::test_x"), "not-run");
+  equal(lookupOutcome(broken, "t/a.py::test_x", fileOf), "error");
+  equal(lookupOutcome(broken, "t/b.py::test_x", fileOf), "not-run");
   const collected = new Map<string, Outcome>([["t/a.py::x", "passed"], ["t/a.py::y", "failed"]]);
-  equal(lookupOutcome(collected, "t/a.py"), "failed");
-  equal(lookupOutcome(new Map([["t/a.py::x", "passed"]]), "t/a.py"), "passed");
-  deepEqual(rowIds([broken, collected, new Map([["t/c.py", "error" as const]])]), [
+  equal(lookupOutcome(collected, "t/a.py", fileOf), "failed");
+  equal(lookupOutcome(new Map([["t/a.py::x", "passed"]]), "t/a.py", fileOf), "passed");
+  deepEqual(rowIds([broken, collected, new Map([["t/c.py", "error" as const]])], fileOf), [
     "t/a.py::x",
     "t/a.py::y",
     "t/c.py",
@@ -236,6 +305,7 @@ Deno.test("assembleCells() lays out rows by author and marks tests whose B repea
       },
       { tree: { id: "bad", kind: "patch", agent: "bad", status: "patch-failed" }, groups: [] },
     ],
+    fileOf,
   );
   deepEqual(result.tests, [
     { id: "t/_a/test_x.py::one", author: "a", authorRole: "contestant" },
@@ -312,11 +382,8 @@ Deno.test("runGroups() runs each group in a process of its own under its own tim
     "tests/_bugbout_good/__init__.py": "",
     "tests/_bugbout_good/test_good.py": "def test_good():\n    assert False\n",
   });
-  const settings = (timeoutMs: number): SessionSettings => ({
+  const settings = (timeoutMs: number): RunSettings => ({
     sandbox: undefined as never,
-    env: testEnv,
-    pythonPath: ".",
-    pytestArgs: [],
     extraEnv: {},
     timeoutMs,
     memoryMb: 1024,
@@ -324,10 +391,42 @@ Deno.test("runGroups() runs each group in a process of its own under its own tim
     scratch: join(dir.path, "runs"),
     slots: new Slots(1),
   });
-  const whole = (owner: string, path: string) =>
-    authorGroup(owner, [{ path, whole: true, tests: [] }], { mode: "as-is" });
-  const suite = suiteGroup(["tests/test_ok.py"]);
+  const runner = new PythonRunner({ rules: DEFAULT_RULES });
+  const env = pythonRunnerEnv(testEnv);
+  /** An owner of one whole module, at its own path. */
+  const whole = (owner: string, path: string): RowOwner => ({
+    name: owner,
+    key: owner,
+    shareable: true,
+    statically: [],
+    install: () => Promise.resolve(),
+    entries: () => [path],
+    rows: (reported) => new Map(Object.entries(reported).filter(([id]) => targetFile(id) === path)),
+  });
+  const suite = suiteOwner(["tests/test_ok.py"], "suite", runner);
   const sb = await sandbox("bubblewrap");
+  let runs = 0;
+  const runGroups = async (
+    _tree: string,
+    owners: RowOwner[],
+    s: RunSettings,
+    onSession: (run: unknown, owners?: string[]) => void,
+  ) => {
+    const result = await runOwners({
+      dir: join(dir.path, `copy-${runs++}`),
+      build: async (copy) => {
+        await copyTree(tree, copy);
+        return { ok: true };
+      },
+      owners,
+      runner,
+      env,
+      settings: s,
+      onSession,
+    });
+    if ("failed" in result) throw new Error(result.failed);
+    return result;
+  };
 
   const sessions: string[][] = [];
   const crashed = await runGroups(

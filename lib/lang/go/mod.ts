@@ -28,7 +28,7 @@ export type {
   RunnerRunOptions,
   TestRunner,
 } from "../types.ts";
-export type { GuardEvent } from "../python/mod.ts";
+export type { GuardEvent } from "../../records.ts";
 export type { Outcome, RunStatus } from "../../records.ts";
 export {
   authorTag,

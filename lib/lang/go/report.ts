@@ -24,7 +24,7 @@
  * @module
  */
 
-import type { GuardEvent } from "../python/mod.ts";
+import type { GuardEvent } from "../../records.ts";
 import type { Outcome, RunStatus } from "../../records.ts";
 
 /** The framing byte of `-test.v=test2json` output. */

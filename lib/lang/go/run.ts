@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { copyTree } from "../../checkout.ts";
 import { InterruptedError } from "../../errors.ts";
 import { readTextIfExists, removeIfExists, statIfExists } from "../../fs.ts";
+import { infraCause } from "../results.ts";
 import type { RunStatus } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import type { SandboxResult } from "../../sandbox/types.ts";
@@ -136,7 +137,7 @@ export async function runGo(options: RunnerRunOptions): Promise<RunnerRun> {
     else await Deno.mkdir(gocache);
     const groups: RunnerGroupRun[] = [];
     for (const [index, group] of options.groups.entries()) {
-      groups.push(await runGroup(options, tree, runDir, gocache, index, group));
+      groups.push(await runGroup(options, { tree, runDir, gocache, index }, group));
     }
     return merge(groups, Math.round(performance.now() - started));
   } finally {
@@ -151,6 +152,7 @@ function merge(groups: RunnerGroupRun[], durationMs: number): RunnerRun {
     durations: {},
     tamper: [],
     suspect: [],
+    exitCode: null,
     durationMs,
     groups,
   };
@@ -167,44 +169,89 @@ function merge(groups: RunnerGroupRun[], durationMs: number): RunnerRun {
     }
   }
   if (Object.keys(failures).length) run.failures = failures;
+  if (run.status === "infra-error") run.cause = infraCause(run.message ?? "");
   return run;
 }
 
-async function runGroup(
-  options: RunnerRunOptions,
-  tree: string,
-  runDir: string,
-  gocache: string,
-  index: number,
-  group: readonly string[],
-): Promise<RunnerGroupRun> {
-  const out = emptyGroup();
-  const failures: Record<string, string> = {};
-  const messages: string[] = [];
-  const worsen = (status: RunStatus) => {
-    if (SEVERITY[status] > SEVERITY[out.status]) out.status = status;
-  };
-  const binDir = join(runDir, `group-${index}`);
-  await Deno.mkdir(binDir);
-  await Deno.chmod(binDir, 0o755);
-  let left = options.timeoutMs;
-  const theirFlags = options.extraEnv?.GOFLAGS;
-  const env: Record<string, string> = {
-    ...options.env.env,
-    ...options.extraEnv,
-    GOFLAGS: [options.env.env.GOFLAGS, theirFlags].filter(Boolean).join(" "),
-  };
-  const sandboxRun = async (argv: string[], more: {
-    writable?: string[];
-    readable: string[];
-    env: Record<string, string>;
-    timeoutMs: number;
-    memoryMb?: number;
-    log?: string;
-  }): Promise<SandboxResult | Error> => {
+/** Where a group's binaries and logs are made, and the build cache they compile with. */
+interface GroupPlace {
+  tree: string;
+  runDir: string;
+  gocache: string;
+  index: number;
+}
+
+/** Options of a sandboxed run of one command of a group. */
+interface SandboxedRun {
+  writable?: string[];
+  readable: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  memoryMb?: number;
+  log?: string;
+}
+
+/**
+ * One group's runs, package by package: compile each package's test binary, run it on the
+ * requested tests within what is left of the group's time, read what it reported.
+ */
+class GroupRuns {
+  readonly out = emptyGroup();
+  readonly #failures: Record<string, string> = {};
+  readonly #messages: string[] = [];
+  readonly #options: RunnerRunOptions;
+  readonly #place: GroupPlace;
+  readonly #env: Record<string, string>;
+  readonly #binDir: string;
+  /** What is left of the group's time, in milliseconds. */
+  #left: number;
+
+  constructor(options: RunnerRunOptions, place: GroupPlace) {
+    this.#options = options;
+    this.#place = place;
+    this.#left = options.timeoutMs;
+    this.#binDir = join(place.runDir, `group-${place.index}`);
+    const theirFlags = options.extraEnv?.GOFLAGS;
+    this.#env = {
+      ...options.env.env,
+      ...options.extraEnv,
+      GOFLAGS: [options.env.env.GOFLAGS, theirFlags].filter(Boolean).join(" "),
+    };
+  }
+
+  /** Make the directory the group's binaries go into. */
+  async start(): Promise<void> {
+    await Deno.mkdir(this.#binDir);
+    await Deno.chmod(this.#binDir, 0o755);
+  }
+
+  #worsen(status: RunStatus) {
+    if (SEVERITY[status] > SEVERITY[this.out.status]) this.out.status = status;
+  }
+
+  /** The package's requested tests did not run: the group is cut short with `status`. */
+  #notRun(req: PackageRequest, status?: RunStatus, message?: string) {
+    for (const id of req.ids) this.out.outcomes[id] = "not-run";
+    if (status) {
+      this.#worsen(status);
+      this.out.complete = false;
+    }
+    if (message) this.#messages.push(message);
+  }
+
+  /** Entries the group named that are no test of the tree: errors, each with why. */
+  missing(req: PackageRequest): void {
+    for (const [entry, why] of req.missing) {
+      this.out.outcomes[entry] = "error";
+      this.#failures[entry] = why;
+    }
+  }
+
+  async #run(argv: string[], more: SandboxedRun): Promise<SandboxResult | Error> {
+    const options = this.#options;
     try {
       const result = await options.sandbox.run(argv, {
-        workdir: tree,
+        workdir: this.#place.tree,
         writable: more.writable ?? [],
         readable: more.readable,
         deny: options.deny ? [...options.deny] : undefined,
@@ -223,64 +270,57 @@ async function runGroup(
       if (error instanceof InterruptedError) throw error;
       return error as Error;
     }
-  };
-  for (const [k, req] of (await requests(tree, group)).entries()) {
-    for (const [entry, why] of req.missing) {
-      out.outcomes[entry] = "error";
-      failures[entry] = why;
-    }
-    if (req.paths.length === 0 && !req.all) continue;
+  }
+
+  /** Compile the package's test binary; its path, or undefined when none is there to run. */
+  async compile(req: PackageRequest, k: number): Promise<string | undefined> {
     const target = req.dir === "." ? "." : `./${req.dir}`;
-    const binary = join(binDir, `p${k}.test`);
-    const compiled = await sandboxRun(
+    const binary = join(this.#binDir, `p${k}.test`);
+    const env = this.#env;
+    const compiled = await this.#run(
       [join(env.GOROOT, "bin", "go"), "test", "-c", "-o", binary, target],
       {
-        writable: [gocache, binDir],
-        readable: options.env.readable,
-        env: { ...env, GOCACHE: gocache },
-        timeoutMs: Math.max(options.timeoutMs, COMPILE_MS),
+        writable: [this.#place.gocache, this.#binDir],
+        readable: this.#options.env.readable,
+        env: { ...env, GOCACHE: this.#place.gocache },
+        timeoutMs: Math.max(this.#options.timeoutMs, COMPILE_MS),
       },
     );
     if (compiled instanceof Error || compiled.timedOut) {
       const why = compiled instanceof Error
         ? `the sandbox could not run go test -c: ${compiled.message}`
         : `compiling ${target} did not finish in time`;
-      worsen(compiled instanceof Error ? "infra-error" : "timeout");
-      out.complete = false;
-      messages.push(why);
-      for (const id of req.ids) out.outcomes[id] = "not-run";
-      continue;
+      this.#notRun(req, compiled instanceof Error ? "infra-error" : "timeout", why);
+      return undefined;
     }
     if (compiled.code !== 0) {
       const line = firstCompilerLine(`${compiled.stderr}\n${compiled.stdout}`);
-      out.outcomes[req.dir] = "error";
-      failures[req.dir] = line;
-      for (const id of req.ids) {
-        out.outcomes[id] = "error";
-        failures[id] = line;
+      for (const id of [req.dir, ...req.ids]) {
+        this.out.outcomes[id] = "error";
+        this.#failures[id] = line;
       }
-      messages.push(`${req.dir} does not build: ${line}`);
-      continue;
+      this.#messages.push(`${req.dir} does not build: ${line}`);
+      return undefined;
     }
     if (!await statIfExists(binary)) {
-      for (const id of req.ids) out.outcomes[id] = "not-run";
-      messages.push(`${req.dir} has no test files`);
-      continue;
+      this.#notRun(req, undefined, `${req.dir} has no test files`);
+      return undefined;
     }
-    if (left <= 0) {
-      for (const id of req.ids) out.outcomes[id] = "not-run";
-      worsen("timeout");
-      out.complete = false;
-      continue;
-    }
+    return binary;
+  }
+
+  /** Run the package's binary on the requested tests and read what it reported. */
+  async execute(req: PackageRequest, k: number, binary: string): Promise<void> {
+    if (this.#left <= 0) return this.#notRun(req, "timeout");
+    const options = this.#options;
     const pattern = req.all ? undefined : runPattern(req.paths);
-    const log = join(runDir, `group-${index}-p${k}.out`);
-    const seconds = Math.max(1, Math.floor(left / 1000));
-    const ran = await sandboxRun(
+    const log = join(this.#place.runDir, `group-${this.#place.index}-p${k}.out`);
+    const seconds = Math.max(1, Math.floor(this.#left / 1000));
+    const ran = await this.#run(
       [
         "/usr/bin/env",
         "-C",
-        join(tree, req.dir),
+        join(this.#place.tree, req.dir),
         binary,
         "-test.v=test2json",
         "-test.paniconexit0",
@@ -289,60 +329,85 @@ async function runGroup(
         ...(pattern ? [`-test.run=${pattern}`] : []),
       ],
       {
-        readable: [...options.env.readable, binDir],
-        env: { ...env, GOCACHE: "/tmp/bugbout-gocache" },
-        timeoutMs: left + GRACE_MS,
+        readable: [...options.env.readable, this.#binDir],
+        env: { ...this.#env, GOCACHE: "/tmp/bugbout-gocache" },
+        timeoutMs: this.#left + GRACE_MS,
         memoryMb: options.memoryMb,
         log,
       },
     );
     if (ran instanceof Error) {
-      worsen("infra-error");
-      out.complete = false;
-      messages.push(`the sandbox could not run the tests of ${req.dir}: ${ran.message}`);
-      for (const id of req.ids) out.outcomes[id] = "not-run";
-      continue;
+      const why = `the sandbox could not run the tests of ${req.dir}: ${ran.message}`;
+      return this.#notRun(req, "infra-error", why);
     }
-    left -= ran.durationMs;
+    this.#left -= ran.durationMs;
     if (ran.truncated && ran.outputBytes > OUTPUT_CAP) {
-      worsen("infra-error");
-      out.complete = false;
-      messages.push(`the tests of ${req.dir} printed more than ${OUTPUT_CAP} bytes`);
-      for (const id of req.ids) out.outcomes[id] = "not-run";
-      continue;
+      const why = `the tests of ${req.dir} printed more than ${OUTPUT_CAP} bytes`;
+      return this.#notRun(req, "infra-error", why);
     }
     const text = `${(await readTextIfExists(log)) ?? ""}\n${ran.stderr}`;
     await removeIfExists(log);
-    const verdict = judgeBinary(readOutput(text, req.dir), {
-      code: ran.code,
-      timedOut: ran.timedOut,
-      outOfMemory: ran.limit === "memory",
-      trusted: options.trustPartial ?? false,
-      where: req.dir,
-    });
+    this.#read(
+      req,
+      judgeBinary(readOutput(text, req.dir), {
+        code: ran.code,
+        timedOut: ran.timedOut,
+        outOfMemory: ran.limit === "memory",
+        trusted: options.trustPartial ?? false,
+        where: req.dir,
+      }),
+    );
+  }
+
+  /** What the binary's verdict says of the package's tests. */
+  #read(req: PackageRequest, verdict: ReturnType<typeof judgeBinary>) {
+    const out = this.out;
     out.tamper.push(...verdict.tamper);
     out.suspect.push(...verdict.suspect);
-    worsen(verdict.status);
+    this.#worsen(verdict.status);
     if (!verdict.complete) out.complete = false;
-    if (verdict.message) messages.push(`${req.dir}: ${verdict.message}`);
+    if (verdict.message) this.#messages.push(`${req.dir}: ${verdict.message}`);
     const id = (name: string) => makeId(req.dir, name.split("/"));
     for (const [name, o] of verdict.outcomes) out.outcomes[id(name)] = o;
     for (const [name, ms] of verdict.durations) out.durations[id(name)] = ms;
-    for (const [name, line] of verdict.failures) failures[id(name)] = line;
+    for (const [name, line] of verdict.failures) this.#failures[id(name)] = line;
     for (const requested of req.ids) {
       if (!(requested in out.outcomes)) out.outcomes[requested] = "not-run";
     }
   }
-  if (out.status === "tampered") {
-    return {
-      ...out,
-      complete: false,
-      outcomes: {},
-      durations: {},
-      message: messages.find((m) => m.includes("forged")) ?? messages[0],
-    };
+
+  /** The group's result: a tampered group keeps no outcome. */
+  finish(): RunnerGroupRun {
+    const out = this.out;
+    const messages = this.#messages;
+    if (out.status === "tampered") {
+      return {
+        ...out,
+        complete: false,
+        outcomes: {},
+        durations: {},
+        message: messages.find((m) => m.includes("forged")) ?? messages[0],
+      };
+    }
+    if (Object.keys(this.#failures).length) out.failures = this.#failures;
+    if (messages.length) out.message = messages.join("; ");
+    return out;
   }
-  if (Object.keys(failures).length) out.failures = failures;
-  if (messages.length) out.message = messages.join("; ");
-  return out;
+}
+
+/** One group: every package it names, compiled and run one after another. */
+async function runGroup(
+  options: RunnerRunOptions,
+  place: GroupPlace,
+  group: readonly string[],
+): Promise<RunnerGroupRun> {
+  const runs = new GroupRuns(options, place);
+  await runs.start();
+  for (const [k, req] of (await requests(place.tree, group)).entries()) {
+    runs.missing(req);
+    if (req.paths.length === 0 && !req.all) continue;
+    const binary = await runs.compile(req, k);
+    if (binary) await runs.execute(req, k, binary);
+  }
+  return runs.finish();
 }

@@ -4,10 +4,16 @@
  * @module
  */
 
+import { kindByRunner, readTestsStatically, reviewByRunner } from "../shared.ts";
 import type {
+  AuthorFileChange,
+  AuthorFileReading,
   FileTests,
   PatchedText,
   PatchFinding,
+  PatchKind,
+  PatchReview,
+  ReviewedPath,
   RunnerEnv,
   RunnerRun,
   RunnerRunOptions,
@@ -21,12 +27,26 @@ import { goChangedTests } from "./tests.ts";
 import { besideId, besideSource } from "./beside.ts";
 import { patchFlags } from "./flags.ts";
 
+/** Go's test2json framing byte, written literally or as an escape. */
+// deno-lint-ignore no-control-regex -- the byte itself is what is looked for
+const FRAMING = /\x16|\\x16|\\026|\\u0016|\\U00000016/g;
+
 /** The `go test` runner. */
 export class GoRunner implements TestRunner {
   /** See {@linkcode TestRunner.language}. */
   readonly language = "go" as const;
   /** See {@linkcode TestRunner.name}. */
   readonly name = "go test";
+  /** A test's id is its function's: subtests are its children. */
+  readonly reportsStaticIds = true;
+  /** A panic ends the test binary and every test after it. */
+  readonly panicEndsRun = true;
+  /** Every `_test.go` of a package is in one binary: authors never share a tree. */
+  readonly sharesTrees = false;
+  /** An author's `go.mod` and the like are never applied. */
+  readonly appliesAuthorConfig = false;
+  /** Tests run by id (`-run`), package by package. */
+  readonly runsByFile = false;
   /** `*_test.go`, and anything under a `testdata/` directory. */
   isTestFile(path: string): boolean {
     return isTestFile(path);
@@ -38,6 +58,51 @@ export class GoRunner implements TestRunner {
   /** The package directory of an id, test file or package (`.` at the module root). */
   fileOf(id: string): string {
     return fileOf(id);
+  }
+  /** Configuration, test code, and everything else under the package directory as source. */
+  classify(path: string, packageDir: string): PatchKind {
+    return kindByRunner(this, path, packageDir);
+  }
+  /** A `_test.go` file. */
+  runsFile(path: string): boolean {
+    return path.endsWith("_test.go");
+  }
+  /** The test itself, or one of its subtests (`TestX/case`). */
+  within(id: string, test: string): boolean {
+    return id === test || id.startsWith(`${test}/`);
+  }
+  /** Read statically ({@linkcode goChangedTests}). */
+  readTests(files: readonly AuthorFileChange[]): Promise<AuthorFileReading[]> {
+    return Promise.resolve(readTestsStatically(this, files));
+  }
+  /** Every package with a `_test.go` file (outside `testdata/`). */
+  suite(files: readonly string[]): Promise<string[]> {
+    const dirs = files.filter((p) =>
+      isTestFile(p) && !isConfig(p) && p.endsWith("_test.go") && !/(^|\/)testdata\//.test(p)
+    ).map((p) => fileOf(p));
+    return Promise.resolve([...new Set(dirs)]);
+  }
+  /** A test of the copy's package renamed for `author` (see {@linkcode besideId}). */
+  besideOwns(id: string, beside: string, author: string): boolean {
+    const dir = fileOf(beside);
+    return id !== dir && fileOf(id) === dir &&
+      id.split("/").some((part) => part.endsWith(`_bugbout_${author}`));
+  }
+  /** The review of a runner language, with Go's skip calls and framework reach. */
+  review(paths: readonly ReviewedPath[]): PatchReview {
+    return reviewByRunner(this, paths, {
+      markers: /\.Skip(?:Now|f)?\(/g,
+      source: [
+        {
+          pattern: /"testing(?:\/[\w/]+)?"/g,
+          flag: (path) => `reaches the test framework from the source: ${path}`,
+        },
+        {
+          pattern: FRAMING,
+          flag: (path) => `writes go test's framing byte from the source: ${path}`,
+        },
+      ],
+    });
   }
   /** See {@linkcode goChangedTests}. */
   changedTests(path: string, before: string | null, after: string): FileTests {

@@ -10,7 +10,7 @@
  */
 
 import { createHmac } from "node:crypto";
-import type { GuardEvent } from "../python/mod.ts";
+import type { GuardEvent } from "../../records.ts";
 import type { Outcome } from "../../records.ts";
 import { MARK } from "./_harness.ts";
 

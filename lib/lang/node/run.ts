@@ -17,7 +17,8 @@
 import { join } from "node:path";
 import { InterruptedError } from "../../errors.ts";
 import { readTextIfExists, removeIfExists } from "../../fs.ts";
-import type { GuardEvent } from "../python/mod.ts";
+import { infraCause } from "../results.ts";
+import type { GuardEvent } from "../../records.ts";
 import type { Outcome, RunStatus } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import {
@@ -236,14 +237,17 @@ export async function runNodeTests(
   const suspect: GuardEvent[] = groups.flatMap((g) => g.suspect);
   const messages = groups.map((g) => g.message).filter((m): m is string => !!m);
   const failures = Object.assign({}, ...groups.map((g) => g.failures ?? {}));
+  const message = messages.length ? [...new Set(messages)].join("\n") : undefined;
   return {
     status,
+    ...(status === "infra-error" ? { cause: infraCause(message ?? "") } : {}),
     outcomes: Object.assign({}, ...groups.map((g) => g.outcomes)),
     durations: Object.assign({}, ...groups.map((g) => g.durations)),
     ...(Object.keys(failures).length ? { failures } : {}),
-    ...(messages.length ? { message: [...new Set(messages)].join("\n") } : {}),
+    ...(message ? { message } : {}),
     tamper,
     suspect,
+    exitCode: null,
     durationMs: Math.round(performance.now() - started),
     groups,
   };

@@ -4,10 +4,16 @@
  * @module
  */
 
+import { kindByRunner, readTestsStatically, reviewByRunner } from "../shared.ts";
 import type {
+  AuthorFileChange,
+  AuthorFileReading,
   FileTests,
   PatchedText,
   PatchFinding,
+  PatchKind,
+  PatchReview,
+  ReviewedPath,
   RunnerEnv,
   RunnerRun,
   RunnerRunOptions,
@@ -34,6 +40,16 @@ export class NodeRunner implements TestRunner {
   readonly name: string;
   /** What was read of the project. */
   readonly project: NodeProject;
+  /** A test's id names it exactly. */
+  readonly reportsStaticIds = true;
+  /** A failing test never ends the runner. */
+  readonly panicEndsRun = false;
+  /** A setup file and module globals reach every test file: authors never share a tree. */
+  readonly sharesTrees = false;
+  /** An author's runner configuration is never applied. */
+  readonly appliesAuthorConfig = false;
+  /** Tests run by id. */
+  readonly runsByFile = false;
 
   /** A runner for what {@linkcode readNodeProject} read. */
   constructor(project: NodeProject) {
@@ -54,6 +70,60 @@ export class NodeRunner implements TestRunner {
   /** See {@linkcode TestRunner.fileOf}. */
   fileOf(id: string): string {
     return nodeFileOf(id);
+  }
+
+  /** Configuration, test code, and everything else under the package directory as source. */
+  classify(path: string, packageDir: string): PatchKind {
+    return kindByRunner(this, path, packageDir);
+  }
+
+  /** A `*.test.*` or `*.spec.*` file, or one under `__tests__/`. */
+  runsFile(path: string): boolean {
+    return /\.(test|spec)\.[cm]?[jt]sx?$/.test(path) || /(^|\/)__tests__\//.test(path);
+  }
+
+  /** The test itself, or a test nested in it (`d > t`). */
+  within(id: string, test: string): boolean {
+    return id === test || id.startsWith(`${test} > `);
+  }
+
+  /** Read statically ({@linkcode nodeChangedTests}). */
+  readTests(files: readonly AuthorFileChange[]): Promise<AuthorFileReading[]> {
+    return Promise.resolve(readTestsStatically(this, files));
+  }
+
+  /** Every test file with tests in it (or whose tests static reading cannot tell). */
+  async suite(
+    files: readonly string[],
+    read: (path: string) => Promise<string | undefined>,
+  ): Promise<string[]> {
+    const entries: string[] = [];
+    for (const path of files) {
+      if (!this.isTestFile(path) || this.isConfig(path) || !/\.[cm]?[jt]sx?$/.test(path)) continue;
+      const text = await read(path);
+      if (text === undefined) continue;
+      const found = this.changedTests(path, null, text);
+      if ("error" in found || found.tests.length > 0 || found.unsure) entries.push(path);
+    }
+    return entries;
+  }
+
+  /** A test of the copy at `beside`. */
+  besideOwns(id: string, beside: string, _author: string): boolean {
+    return id !== beside && nodeFileOf(id) === beside;
+  }
+
+  /** The review of a runner language, with the JavaScript runners' markers and imports. */
+  review(paths: readonly ReviewedPath[]): PatchReview {
+    return reviewByRunner(this, paths, {
+      markers:
+        /\b(?:it|test|describe|suite)\.(?:skip|todo|only|fails)\b|\bx(?:it|test|describe)\s*\(|\bf(?:it|describe)\s*\(|\{\s*(?:skip|todo|only)\s*:/g,
+      source: [{
+        pattern:
+          /\bfrom\s*["'](?:vitest|@vitest\/[\w-]+|@jest\/globals|jest|node:test|test)["']|\b(?:require|import)\s*\(\s*["'](?:vitest|@vitest\/[\w-]+|@jest\/globals|jest|node:test)["']\s*\)/g,
+        flag: (path) => `reaches the test framework from the source: ${path}`,
+      }],
+    });
   }
 
   /** See {@linkcode TestRunner.changedTests}. */

@@ -11,17 +11,9 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
-import type { Outcome } from "../../records.ts";
+import type { GuardEvent, Outcome } from "../../records.ts";
 
-/** Something the code under test did to the grading, or that deserves a look. */
-export interface GuardEvent {
-  /** What it did, in words: "changed pytest's reporting machinery". */
-  what: string;
-  /** Where: `file:line` in the tree, a test's node id, or an object's name. */
-  where: string;
-  /** More: the attribute changed, the file opened, the signal sent. */
-  detail?: string;
-}
+export type { GuardEvent } from "../../records.ts";
 
 /** What the channel says about one group of tests (one author's, on one tree). */
 export interface GroupReport {

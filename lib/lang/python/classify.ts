@@ -14,57 +14,17 @@
  * @module
  */
 
-import type { Outcome, RunStatus } from "../../records.ts";
+import { describeEvent, type Outcome, type RunStatus } from "../../records.ts";
+import type { RunnerGroupRun, RunnerRun } from "../types.ts";
+
+export type { InfraCause } from "../types.ts";
 import type { Channel, GroupReport, GuardEvent } from "./channel.ts";
 
-/** Why a run is an infrastructure error. */
-export type InfraCause =
-  /** pytest refused to start on this tree (usage error, a conftest that cannot be imported, the
-   * tree breaking pytest itself): a property of the tree, the same on every rerun. */
-  | "unrunnable"
-  /** The run cannot be trusted: the guard never reported, pytest crashed, the channel broke. */
-  | "harness"
-  /** The sandbox itself could not start: pytest never ran, whatever the tree holds. */
-  | "sandbox";
+/** What one group of a session did: the runner interface's group. */
+export type GroupRun = RunnerGroupRun;
 
-/** What one group of a session did. */
-export interface GroupRun {
-  /** `ok`, `timeout`, `out-of-memory`, `infra-error` or `tampered`. */
-  status: RunStatus;
-  /** For `infra-error`: whether the tree cannot run at all, or the run is not to be trusted. */
-  cause?: InfraCause;
-  /** The group's pytest session ended and reported so: its outcomes are whole. */
-  complete: boolean;
-  /** The group never started (an earlier group's trouble ended the session first). */
-  unreached?: boolean;
-  /** Outcome of every test by node id; a module that failed to collect appears as its path. */
-  outcomes: Record<string, Outcome>;
-  /** Duration of every test that ran, in milliseconds. */
-  durations: Record<string, number>;
-  /** The failure's first line, for tests that failed or errored (modules that did not collect). */
-  failures?: Record<string, string>;
-  /** Why the group is not plainly `ok`, in words. */
-  message?: string;
-  /** What the code under test did to the grading (the reason for `tampered`). */
-  tamper: GuardEvent[];
-  /** Things worth a look that are not tampering by themselves. */
-  suspect: GuardEvent[];
-}
-
-/**
- * One pytest session, read: its first group's fields (most sessions have one) but for the status,
- * which is the worst of its groups', and every group.
- */
-export interface PytestRun extends Omit<GroupRun, "complete" | "unreached"> {
-  /** The process's exit code; null when it was killed by the timeout. */
-  exitCode: number | null;
-  /** Wall-clock duration of the session in milliseconds. */
-  durationMs: number;
-  /** Every group, in the order given. */
-  groups: GroupRun[];
-  /** A group changed files of the tree that decide what Python runs (then the session stopped). */
-  treeChanged?: { group: number; paths: string[] };
-}
+/** One pytest session, read: the runner interface's run. */
+export type PytestRun = RunnerRun;
 
 /** Everything {@linkcode classifyRun} looks at. */
 export interface RunEvidence {
@@ -120,12 +80,6 @@ function outcomesOf(group: GroupReport, keepPasses: boolean) {
 
 function notRun(outcomes: Record<string, Outcome>): number {
   return Object.values(outcomes).filter((o) => o === "not-run").length;
-}
-
-/** A tampering event in one line: "changed pytest's reporting machinery (calc/__init__.py:6)". */
-export function describeEvent(e: GuardEvent): string {
-  const where = [e.where, e.detail].filter(Boolean).join(": ");
-  return where ? `${e.what} (${where})` : e.what;
 }
 
 function tamperMessage(events: readonly GuardEvent[]): string {

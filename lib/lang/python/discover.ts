@@ -8,7 +8,7 @@
  */
 
 import { BugboutError } from "../../errors.ts";
-import { declaredPython } from "../../layout.ts";
+import { declaredPython } from "./layout.ts";
 import { NotInstalledError, run } from "../../proc.ts";
 
 /** A Python interpreter chosen for a project. */

@@ -27,7 +27,7 @@ import { cachedTree, copyTree } from "../../checkout.ts";
 import { BugboutError } from "../../errors.ts";
 import { revParse } from "../../git.ts";
 import { inputsKey } from "../../hash.ts";
-import type { Project } from "../../project.ts";
+import type { ToolsProject } from "../types.ts";
 import { run } from "../../proc.ts";
 import { writeJsonAtomic } from "../../store.ts";
 import { dependencyFile, dependencyHash } from "./dependencies.ts";
@@ -87,7 +87,7 @@ export interface EnvRequest {
 }
 
 /** The request for a project's environment, from its configuration. */
-export function envRequest(project: Project, signal?: AbortSignal): EnvRequest {
+export function envRequest(project: ToolsProject, signal?: AbortSignal): EnvRequest {
   const p = project.config.project;
   return {
     home: project.home,
@@ -398,6 +398,6 @@ async function build(
 }
 
 /** The test environment of a project (see {@linkcode ensureTestEnv}). */
-export function testEnvFor(project: Project, signal?: AbortSignal): Promise<TestEnv> {
+export function testEnvFor(project: ToolsProject, signal?: AbortSignal): Promise<TestEnv> {
   return ensureTestEnv(envRequest(project, signal));
 }

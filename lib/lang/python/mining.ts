@@ -10,7 +10,7 @@
  */
 
 import { type Change, type PathChange, pickFiles } from "../../history.ts";
-import { pythonPathFor } from "../../layout.ts";
+import { pythonPathFor } from "./layout.ts";
 import type {
   AddedTests,
   ChangeMiner,

@@ -21,7 +21,8 @@ export {
   testOfNode,
 } from "./changed_tests.ts";
 export { type Channel, type GuardEvent, readChannel } from "./channel.ts";
-export { describeEvent, type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
+export { type GroupRun, type InfraCause, type PytestRun } from "./classify.ts";
+export { describeEvent } from "../../records.ts";
 export { checkTestDependencies, type DependencyCheck } from "./dependencies.ts";
 export { resolvePython, uvVersion } from "./discover.ts";
 export { ensureTestEnv, type EnvRequest, envRequest, type TestEnv, testEnvFor } from "./env.ts";
@@ -63,17 +64,38 @@ export { mergeRepeats, type RepeatedRuns } from "./repeats.ts";
 export {
   besideDir,
   besideModulePath,
+  identOf,
   isPytestConfig,
-  PYTEST_HOOK,
-  PYTEST_IMPORT,
+  isTestFileName,
   pytestRulesIn,
   PythonRunner,
   pythonRunner,
   type PythonRunnerEnv,
   pythonRunnerEnv,
   type PythonRunnerOptions,
+  pythonTestGlobs,
 } from "./runner.ts";
 export { python } from "./language.ts";
+export { pythonTools } from "./tools.ts";
+export {
+  configRefusal,
+  missingModules,
+  type MissingName,
+  missingName,
+  namesMissingOnB,
+  newApiNames,
+  packageNameOf,
+  pythonConfigRefusal,
+  pythonTruthAdvice,
+} from "./truth.ts";
+export { PYTEST_HOOK, PYTEST_IMPORT, pytestSection, reviewPythonPatch } from "./review.ts";
+export {
+  declaredPython,
+  declaredTestDependencies,
+  detectLayout,
+  type Layout,
+  pythonPathFor,
+} from "./layout.ts";
 
 // -- Mining -----------------------------------------------------------------------------------
 export { findAddedTests } from "./added_tests.ts";

@@ -36,21 +36,29 @@
 import { join } from "node:path";
 import { BugboutError } from "../../errors.ts";
 import { readTextIfExists } from "../../fs.ts";
+import { under } from "../shared.ts";
 import type {
+  AuthorFileChange,
+  AuthorFileReading,
   FileTests,
   PatchedText,
   PatchFinding,
+  PatchKind,
+  PatchReview,
+  ReviewedPath,
   RunnerEnv,
-  RunnerGroupRun,
   RunnerRun,
   RunnerRunOptions,
   TestRunner,
 } from "../types.ts";
-import type { GroupRun } from "./classify.ts";
+import { changedTests as compareModules } from "./changed_tests.ts";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "./env.ts";
 import { compareOutlines, outlineTests } from "./outline.ts";
 import { runPytest, targetFile } from "./pytest.ts";
 import { CONFIG_FILES, isTestModule, type PytestRules, pytestRules } from "./pytest_rules.ts";
+import { PYTEST_HOOK, PYTEST_IMPORT, reviewPythonPatch } from "./review.ts";
+
+export { PYTEST_HOOK, PYTEST_IMPORT } from "./review.ts";
 
 /** File names that decide how pytest runs or what Python imports, wherever they are. */
 const CONFIG_NAMES = new Set([
@@ -77,11 +85,19 @@ export function isPytestConfig(path: string): boolean {
   return CONFIG_NAMES.has(name) || name.endsWith(".pth") || /^pytest_.*\.py$/.test(name);
 }
 
-/** An import of pytest, in any form: code under test has no business reaching the runner. */
-export const PYTEST_IMPORT: RegExp =
-  /^\s*(?:import\s+_?pytest\b|from\s+_?pytest\b)|__import__\(\s*["']_?pytest/gm;
-/** A pytest hook defined at any depth: only a plugin has reason to, and the code under test is not one. */
-export const PYTEST_HOOK: RegExp = /^\s*def\s+pytest_\w+\s*\(/gm;
+/**
+ * The test files of a Python change when none are named: anything under the tests directory,
+ * `conftest.py`, `test_*.py` and `*_test.py` anywhere.
+ */
+export function pythonTestGlobs(testsDir?: string): string[] {
+  const dir = testsDir?.replace(/\/+$/, "");
+  return [...(dir && dir !== "." ? [`${dir}/**`] : []), "conftest.py", "test_*.py", "*_test.py"];
+}
+
+/** True for a file name pytest collects as a test module by default. */
+export function isTestFileName(name: string): boolean {
+  return /^test_.*\.py$/.test(name) || /_test\.py$/.test(name);
+}
 
 function count(text: string | null | undefined, pattern: RegExp): number {
   return text === null || text === undefined ? 0 : [...text.matchAll(pattern)].length;
@@ -93,9 +109,12 @@ function count(text: string | null | undefined, pattern: RegExp): number {
  * `_2`, `_3`, ...: that needs every name of the bout.)
  */
 export function besideDir(author: string): string {
-  const ident = author.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "") ||
-    "agent";
-  return `_bugbout_${ident}`;
+  return `_bugbout_${identOf(author)}`;
+}
+
+/** A name made into a Python identifier's letters: lower case, `_` between words. */
+export function identOf(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "") || "agent";
 }
 
 /** `tests/test_x.py` → `tests/<dir>/test_x.py`. */
@@ -140,10 +159,6 @@ export interface PythonRunnerOptions {
   pytestArgs?: readonly string[];
 }
 
-function under(path: string, dir: string): boolean {
-  return dir === "." || path === dir || path.startsWith(`${dir}/`);
-}
-
 /** pytest, as a {@linkcode TestRunner}; see the module's documentation. */
 export class PythonRunner implements TestRunner {
   /** See {@linkcode TestRunner.language}. */
@@ -152,6 +167,16 @@ export class PythonRunner implements TestRunner {
   readonly name = "pytest";
   /** The discovery rules it reads test files and tests by. */
   readonly rules: PytestRules;
+  /** Node ids name the tests pytest collects, parametrised cases expanded: static ids are not rows. */
+  readonly reportsStaticIds = false;
+  /** A failing test never ends a pytest session. */
+  readonly panicEndsRun = false;
+  /** Authors with test modules only share a tree: each runs in a process of its own, watched. */
+  readonly sharesTrees = true;
+  /** An author's `conftest.py`, helpers and data reach its own tests in a copy of its own. */
+  readonly appliesAuthorConfig = true;
+  /** pytest is given test modules: the fix's, and an author's, whole. */
+  readonly runsByFile = true;
   readonly #options: PythonRunnerOptions;
 
   /** A runner with `options` (see {@linkcode PythonRunnerOptions}). */
@@ -166,6 +191,79 @@ export class PythonRunner implements TestRunner {
     if (path === "conftest.py" || path.endsWith("/conftest.py")) return true;
     const tests = this.#options.testsDir;
     return tests !== undefined && tests !== "" && tests !== "." && under(path, tests);
+  }
+
+  /**
+   * `config` for what can change how pytest runs or what Python imports, wherever it is
+   * ({@linkcode isPytestConfig}); `test` under the tests directory, for a default test-module name
+   * or under a `test`/`tests` directory; `source` in the package (`packageDir`, a directory or a
+   * module `pkg.py`); else `other`.
+   */
+  classify(path: string, packageDir: string): PatchKind {
+    if (isPytestConfig(path)) return "config";
+    const name = path.split("/").pop() ?? path;
+    const tests = this.#options.testsDir ?? "tests";
+    if (under(path, tests) || isTestFileName(name) || /(^|\/)tests?\//.test(path)) return "test";
+    const pkg = packageDir.replace(/\.py$/, "");
+    if (path === `${pkg}.py` || under(path, pkg)) return "source";
+    return "other";
+  }
+
+  /** A test module by the tree's discovery rules. */
+  runsFile(path: string): boolean {
+    return isTestModule(path, this.rules);
+  }
+
+  /** The test itself, or one of its parametrised cases (`t[1]`). */
+  within(id: string, test: string): boolean {
+    return id === test || id.startsWith(`${test}[`);
+  }
+
+  /**
+   * Each test module compared with its version before the change by the environment's
+   * interpreter (`ast`): a new module, or one that cannot be parsed, is the author's whole; in a
+   * changed one, the tests it added or changed (`path::Class::name`). Other files are helpers.
+   */
+  async readTests(
+    files: readonly AuthorFileChange[],
+    env: RunnerEnv,
+    signal?: AbortSignal,
+  ): Promise<AuthorFileReading[]> {
+    const python = (env as Partial<PythonRunnerEnv>).python;
+    if (typeof python !== "string") {
+      throw new TypeError("PythonRunner.readTests() needs the environment its prepare() made");
+    }
+    const modules = files.filter((f) => isTestModule(f.path, this.rules));
+    const answers = await compareModules(
+      python,
+      modules.map(({ before, after }) => ({ before, after })),
+      this.rules,
+      signal,
+    );
+    const byPath = new Map(modules.map((m, i) => [m.path, answers[i]]));
+    return files.map(({ path, before }): AuthorFileReading => {
+      const answer = byPath.get(path);
+      if (!answer) return { kind: "helper" };
+      if (before === null || "error" in answer) return { kind: "tests", whole: true, ids: [] };
+      if (answer.changed.length === 0) return { kind: "none" };
+      return { kind: "tests", whole: false, ids: answer.changed.map((t) => `${path}::${t}`) };
+    });
+  }
+
+  /** The test modules under the tests directory. */
+  suite(files: readonly string[]): Promise<string[]> {
+    const tests = this.#options.testsDir ?? "tests";
+    return Promise.resolve(files.filter((p) => under(p, tests) && isTestModule(p, this.rules)));
+  }
+
+  /** A test of the module copy at `beside`. */
+  besideOwns(id: string, beside: string, _author: string): boolean {
+    return targetFile(id) === beside;
+  }
+
+  /** See {@linkcode reviewPythonPatch}. */
+  review(paths: readonly ReviewedPath[]): PatchReview {
+    return reviewPythonPatch(paths);
   }
 
   /** See {@linkcode isPytestConfig}. */
@@ -266,6 +364,7 @@ export class PythonRunner implements TestRunner {
       targets: [],
       groups: options.groups,
       trustPartial: options.trustPartial,
+      watchTree: options.watchTree,
       pythonPath: this.#options.pythonPath,
       pytestArgs: this.#options.pytestArgs,
       extraEnv: { ...env.env, ...options.extraEnv },
@@ -275,23 +374,34 @@ export class PythonRunner implements TestRunner {
       scratch: options.scratch,
       signal: options.signal,
     });
-    const { complete: _, ...first } = groupRun({ ...result, complete: false });
-    return { ...first, durationMs: result.durationMs, groups: result.groups.map(groupRun) };
+    return result;
   }
-}
 
-/** One group of a pytest session, in the interface's words. */
-function groupRun(group: GroupRun): RunnerGroupRun {
-  return {
-    status: group.status,
-    complete: group.complete,
-    outcomes: group.outcomes,
-    durations: group.durations,
-    ...(group.failures && Object.keys(group.failures).length ? { failures: group.failures } : {}),
-    ...(group.message ? { message: group.message } : {}),
-    tamper: group.tamper,
-    suspect: group.suspect,
-  };
+  /** pytest `--collect-only` on the files (see {@linkcode TestRunner.collect}). */
+  async collect(
+    options: Omit<RunnerRunOptions, "groups"> & { files: readonly string[] },
+  ): Promise<RunnerRun> {
+    const env = options.env as Partial<PythonRunnerEnv>;
+    if (typeof env.python !== "string") {
+      throw new TypeError("PythonRunner.collect() needs the environment its prepare() made");
+    }
+    return await runPytest({
+      sandbox: options.sandbox,
+      env: { python: env.python, readable: env.readable ?? [], pytestImports: env.pytestImports },
+      tree: options.tree,
+      targets: options.files,
+      pythonPath: this.#options.pythonPath,
+      pytestArgs: [...this.#options.pytestArgs ?? [], "--collect-only"],
+      extraEnv: { ...env.env, ...options.extraEnv },
+      timeoutMs: options.timeoutMs,
+      memoryMb: options.memoryMb,
+      deny: options.deny,
+      scratch: options.scratch,
+      trustPartial: options.trustPartial,
+      watchTree: options.watchTree,
+      signal: options.signal,
+    });
+  }
 }
 
 /** Make each `_bugbout_*` directory the targets lie in a package, as the testbed does. */

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { EVIDENCE_ROLES, type Outcome, type Resolution } from "../records.ts";
+import { EVIDENCE_ROLES, type Outcome, type Resolution } from "./records.ts";
 
 /** An evidence role: the four of BSG-VA, then `unstable` and `not-comparable`. */
 export type EvidenceRole = typeof EVIDENCE_ROLES[number];

@@ -9,8 +9,8 @@
  */
 
 import { dirname, join, relative } from "node:path";
-import { parseToml, TomlError } from "./deps.ts";
-import { lstatIfExists, readDirIfExists, readTextIfExists } from "./fs.ts";
+import { parseToml, TomlError } from "../../deps.ts";
+import { lstatIfExists, readDirIfExists, readTextIfExists } from "../../fs.ts";
 
 /** What `init` found. */
 export interface Layout {

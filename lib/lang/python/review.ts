@@ -17,28 +17,17 @@
  * @module
  */
 
-import { parseToml, TomlError } from "../deps.ts";
-import { canonicalJson } from "../hash.ts";
-import { parseIni, PYTEST_HOOK, PYTEST_IMPORT } from "../lang/python/mod.ts";
-import type { PatchFile } from "../records.ts";
-import { type FileChange, type PathRules, stateText } from "../testbed/mod.ts";
-import { changeVerb, gained, reviewedPaths } from "./review.ts";
+import { parseToml, TomlError } from "../../deps.ts";
+import { canonicalJson } from "../../hash.ts";
+import { gained } from "../shared.ts";
+import type { PatchReview, ReviewedPath } from "../types.ts";
+import { parseIni } from "./pytest_rules.ts";
 
-/** A file of a patch that scoring does not apply, and why. */
-export interface IgnoredFile {
-  /** The path. */
-  path: string;
-  /** Why it is not applied. */
-  reason: string;
-}
-
-/** What scoring makes of a patch's files. */
-export interface PatchReview {
-  /** Tricks noticed, one line each. */
-  flags: string[];
-  /** Files not applied, and why. */
-  ignored: IgnoredFile[];
-}
+/** An import of pytest, in any form: code under test has no business reaching the runner. */
+export const PYTEST_IMPORT: RegExp =
+  /^\s*(?:import\s+_?pytest\b|from\s+_?pytest\b)|__import__\(\s*["']_?pytest/gm;
+/** A pytest hook defined at any depth: only a plugin has reason to, and the code under test is not one. */
+export const PYTEST_HOOK: RegExp = /^\s*def\s+pytest_\w+\s*\(/gm;
 
 const MARKERS =
   /pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\(|unittest\.skip\w*|@(?:skip|skipIf|skipUnless|expectedFailure|xfail)\b/g;
@@ -59,17 +48,15 @@ export function pytestSection(name: string, text: string | undefined): string | 
   return section ? canonicalJson(Object.fromEntries(section)) : undefined;
 }
 
-function configFlag(path: string, change: FileChange): string | undefined {
+function configFlag({ path, before, after, verb: how }: ReviewedPath): string | undefined {
   const name = path.slice(path.lastIndexOf("/") + 1);
-  const how = changeVerb(change);
   if (name === "conftest.py") return `${how} ${path} (a conftest.py)`;
   if (/^\.?pytest\.(?:ini|toml)$/.test(name)) {
     return `${how} ${path} (pytest configuration)`;
   }
   if (name === "tox.ini" || name === "setup.cfg" || name === "pyproject.toml") {
-    const before = pytestSection(name, stateText(change.before));
-    const after = pytestSection(name, stateText(change.after));
-    return before === after ? undefined : `edits the pytest settings in ${path}`;
+    const settings = [pytestSection(name, before), pytestSection(name, after)];
+    return settings[0] === settings[1] ? undefined : `edits the pytest settings in ${path}`;
   }
   if (name === "sitecustomize.py" || name === "usercustomize.py") {
     return `${how} ${path} (an import hook)`;
@@ -86,17 +73,14 @@ const REASONS = {
 } as const;
 
 /**
- * Review a patch's files (`changes` holds each path before and after, from `patchedFiles`). Paths
- * are classified again with today's rules.
+ * Review a patch's paths (classified with today's rules): what scoring flags and what it does not
+ * apply, as the module's documentation says.
  */
-export function reviewPatch(
-  files: readonly PatchFile[],
-  changes: ReadonlyMap<string, FileChange>,
-  rules: PathRules,
-): PatchReview {
+export function reviewPythonPatch(paths: readonly ReviewedPath[]): PatchReview {
   const flags: string[] = [];
-  const ignored: IgnoredFile[] = [];
-  for (const { path, kind, change } of reviewedPaths(files, changes, rules)) {
+  const ignored: PatchReview["ignored"] = [];
+  for (const change of paths) {
+    const { path, kind } = change;
     if (kind === "source") {
       if (gained(change, PYTEST_IMPORT)) flags.push(`imports pytest from the source: ${path}`);
       if (gained(change, PYTEST_HOOK)) flags.push(`defines pytest hooks in the source: ${path}`);
@@ -104,9 +88,9 @@ export function reviewPatch(
     }
     ignored.push({ path, reason: REASONS[kind] });
     if (kind === "config") {
-      const flag = configFlag(path, change);
+      const flag = configFlag(change);
       if (flag) flags.push(flag);
-    } else if (kind === "test" && change.before.kind === "file") {
+    } else if (kind === "test" && change.verb !== "adds") {
       if (gained(change, MARKERS)) {
         flags.push(`adds skip/xfail markers to the repository's tests in ${path}`);
       }
