@@ -143,7 +143,7 @@ export class TestReader {
         found.newTests.push(...ids);
         found.addedTests.push(...changes.added.map((id) => `${f.path}::${id}`));
         if (ids.length) {
-          const marks = pythonMarks(this.blobs.cached(sides.after) ?? "", ids);
+          const marks = pythonMarks(this.blobs.cached(sides.after) ?? "", ids, after);
           (found.skipped ??= []).push(...marks.skipped);
           (found.typeOnly ??= []).push(...marks.typeOnly);
         }

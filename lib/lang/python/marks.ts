@@ -10,6 +10,7 @@
  */
 
 import type { TestMarks } from "../mining.ts";
+import type { TestOutline } from "./outline.ts";
 
 const SKIP_DECORATOR = /^\s*@(?:pytest\.mark\.skip|unittest\.skip|skip)\b(?!if|If|Unless)/;
 const SKIP_FIRST = /^\s*(?:pytest\.skip|self\.skipTest|raise\s+(?:unittest\.)?SkipTest)\s*\(/;
@@ -77,10 +78,15 @@ function definition(text: string, name: string, after: number): number {
  * Of a test module's tests (`path::Class::name` ids), those skipped always and those typed only,
  * when every one is either (else none: the reading stops at the first test a run checks).
  */
-export function pythonMarks(source: string, ids: readonly string[]): TestMarks {
+export function pythonMarks(
+  source: string,
+  ids: readonly string[],
+  outline?: TestOutline,
+): TestMarks {
   // Most new tests check what runs: nothing to look for in a module without these words.
   if (!/skip|SkipTest|assert_type|reveal_type/.test(source)) return NONE;
   const text = source.includes("\r") ? source.replace(/\r\n?/g, "\n") : source;
+  if (outline) return marksByOutline(text, ids, outline);
   const skipped: string[] = [];
   const typeOnly: string[] = [];
   for (const id of ids) {
@@ -96,6 +102,49 @@ export function pythonMarks(source: string, ids: readonly string[]): TestMarks {
     const decorated = [...decorators(text, at), ...(classAt >= 0 ? decorators(text, classAt) : [])];
     const own = bodyOf(text, at);
     if (decorated.some((d) => SKIP_DECORATOR.test(d)) || SKIP_FIRST.test(own[0] ?? "")) {
+      skipped.push(id);
+      continue;
+    }
+    const code = own.join("\n");
+    const typed = /\b(?:assert_type|reveal_type)\s*\(/.test(code) &&
+      !/\bassert\s|\bself\.assert|pytest\.raises/.test(code);
+    if (!typed) return NONE;
+    typeOnly.push(id);
+  }
+  return { skipped, typeOnly };
+}
+
+/** The lines of `text` by number, each cut when first asked for. */
+function lineReader(text: string): (n: number) => string {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  return (n) => {
+    const from = starts[n];
+    if (from === undefined) return "";
+    const to = starts[n + 1];
+    return text.slice(from, to === undefined ? text.length : to - 1);
+  };
+}
+
+/** {@linkcode pythonMarks} with the module's outline, which says where each test's lines are. */
+function marksByOutline(text: string, ids: readonly string[], outline: TestOutline): TestMarks {
+  const line = lineReader(text);
+  const byId = new Map(outline.tests.map((t) => [t.id, t]));
+  const skipped: string[] = [];
+  const typeOnly: string[] = [];
+  for (const id of ids) {
+    const test = byId.get(id.slice(id.indexOf("::") + 2).replace(/\[.*$/, ""));
+    if (!test) return NONE;
+    const { start, def, end } = test.span;
+    const above: string[] = [];
+    for (let n = start; n < def; n++) above.push(line(n));
+    for (const h of test.headers) for (let n = h.start; n <= h.end; n++) above.push(line(n));
+    const own: string[] = [];
+    for (let n = def + 1; n <= end && own.length < 80; n++) {
+      const l = line(n);
+      if (l.trim() && !/^\s*(#|"""|\'\'\')/.test(l)) own.push(l);
+    }
+    if (above.some((d) => SKIP_DECORATOR.test(d)) || SKIP_FIRST.test(own[0] ?? "")) {
       skipped.push(id);
       continue;
     }
