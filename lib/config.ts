@@ -64,6 +64,7 @@ const dateLike = z.union([z.date(), z.string()]).transform((value, ctx) => {
 });
 
 const tasksSchema = z.strictObject({
+  branches: z.array(z.string().min(1)).min(1).optional(),
   since: dateLike.optional(),
   limit: z.int().positive().default(20),
   "max-source-files": z.int().positive().default(2),
@@ -206,8 +207,14 @@ export interface Config {
     installProject: boolean;
     interpreter?: string;
   };
-  /** `[tasks]`. */
-  tasks: { since?: Date; limit: number; maxSourceFiles: number; reruns: number };
+  /** `[tasks]` (`branches`: the first-parent histories to mine, the default branch's first). */
+  tasks: {
+    branches?: string[];
+    since?: Date;
+    limit: number;
+    maxSourceFiles: number;
+    reruns: number;
+  };
   /** `[run]`. */
   run: {
     sandbox: typeof SANDBOXES[number];
@@ -532,6 +539,7 @@ export async function parseConfig(
       interpreter: f.project.interpreter,
     },
     tasks: {
+      ...(f.tasks.branches ? { branches: f.tasks.branches } : {}),
       since: f.tasks.since,
       limit: f.tasks.limit,
       maxSourceFiles: f.tasks["max-source-files"],

@@ -130,7 +130,11 @@ export interface Task {
   /** Test files whose tests static reading could not all tell (collection decides), and why. */
   unsureTests?: { file: string; why: string }[];
   /** Why the change is taken for a bug fix: what each rule that spoke said. */
-  evidence?: { rule: "title" | "changelog" | "label"; says: "bug" | "feature"; detail: string }[];
+  evidence?: {
+    rule: "title" | "type" | "changelog" | "label" | "diff";
+    says: "bug" | "feature";
+    detail: string;
+  }[];
   /** The package directory at B (it may have moved since); `.` for the whole tree. */
   packageDir: string;
   /** The directory that goes on the import path at B (`.` or `src`, ...). */
@@ -173,7 +177,7 @@ export const taskSchema: z.ZodType<Task> = z.object({
   unsureTests: z.array(z.object({ file: z.string(), why: z.string() })).optional(),
   /** Why the change is taken for a bug fix: what each rule that spoke said. */
   evidence: z.array(z.object({
-    rule: z.enum(["title", "changelog", "label"]),
+    rule: z.enum(["title", "type", "changelog", "label", "diff"]),
     says: z.enum(["bug", "feature"]),
     detail: z.string(),
   })).optional(),
@@ -206,15 +210,27 @@ export const tasksFileSchema = z.object({
   kind: z.literal("tasks"),
   /** Hash of the config keys and HEAD that produced this file. */
   inputsKey: z.string(),
-  repository: z.object({ head: z.string(), branch: z.string() }),
+  repository: z.object({
+    head: z.string(),
+    branch: z.string(),
+    /** With `[tasks] branches`: every branch mined and its tip, the first as above. */
+    branches: z.array(z.object({ name: z.string(), head: z.string() })).optional(),
+  }),
   /** Commits examined on first-parent history. */
   examined: z.int().nonnegative(),
   tasks: z.array(taskSchema),
   excluded: z.array(exclusionSchema),
   /** Exclusions counted by reason. */
   counts: z.record(z.string(), z.int().nonnegative()),
+  /**
+   * Every other change left out, compactly, by reason (those `excluded` does not list, such as
+   * `not-a-fix`): `<12 hex digits of the commit>[ <what decided>]`, newest first.
+   */
+  leftOut: z.record(z.string(), z.array(z.string())).optional(),
   /** How issue texts were read (token, anonymous, offline) and what to do about it. */
   statementNote: z.string().optional(),
+  /** When another branch holds the fixes the default branch's history lacks: what to set. */
+  branchNote: z.string().optional(),
 });
 /** `tasks.json`. */
 export type TasksFile = z.infer<typeof tasksFileSchema>;

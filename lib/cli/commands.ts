@@ -83,14 +83,20 @@ export const COMMANDS = {
   },
   tasks: {
     summary: "mine the repository's history for fixed bugs and list them",
-    usage: "[--json]",
+    usage: "[--json] [--refresh] [--why SHA]",
     description:
-      "Walks the first-parent history of the default branch and lists the fixes that become\n" +
-      "tasks (with their issue, source files and new tests), and how many changes were left out\n" +
-      "and why. Writes .bugbout/tasks.json.",
+      "Walks the first-parent history of the default branch (and of [tasks] branches) and lists\n" +
+      "the fixes that become tasks (with their issue, source files and new tests), and how many\n" +
+      "changes were left out and why. Writes .bugbout/tasks.json. With --why, says why one\n" +
+      "commit became a task or was left out, and what decided it.",
     flags: {
       json: { type: "boolean", help: "print tasks.json instead of a table" },
       refresh: { type: "boolean", help: "mine again even if tasks.json is up to date" },
+      why: {
+        type: "string",
+        value: "SHA",
+        help: "explain why this commit is a task or was left out",
+      },
     },
   },
   run: {

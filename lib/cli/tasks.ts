@@ -5,33 +5,53 @@
  * @module
  */
 
-import { type ExclusionReason, mineAll, type MineResult, statementSources } from "../mine/mod.ts";
+import { languageOf } from "../lang/mod.ts";
+import {
+  type CommitDecision,
+  type ExclusionReason,
+  mineAll,
+  type MineResult,
+  statementSources,
+  whyCommit,
+} from "../mine/mod.ts";
 import { Project } from "../project.ts";
 import type { TasksFile } from "../records.ts";
 import { type Palette, palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
-/** What each exclusion reason means, in a few words. */
-export const REASON_TEXT: Record<ExclusionReason, string> = {
+/** What each exclusion reason means, in a few words (`{language}`: the project's language). */
+const REASON_TEXT: Record<ExclusionReason, string> = {
   "before-since": "older than [tasks] since",
   "not-a-fix": "neither its title nor its changelog entry reads like a fix",
   "root-commit": "the first commit",
   "no-issue-reference": "names no issue or pull request",
-  "no-source-change": "changes no Python file in the package",
+  "no-source-change": "changes no {language} source file",
   "too-many-source-files": "changes more source files than max-source-files",
   "feature-in-changelog": "a fix by its title, a feature by its changelog entry",
   "no-test-added": "adds or changes no test",
+  "skip-only": "its new tests are always skipped",
+  "type-only": "its new tests check types only",
+  "typing-only": "changes type annotations only",
+  "message-only": "changes the wording of messages only",
+  "needs-dependency": "its tests need a dependency the code before it lacks",
   "feature-label": "a feature by its GitHub labels",
+  "no-statement": "nothing says what the problem is (a bare merge subject)",
   "older-change-for-same-issue": "a newer change fixes the same issue",
+  "same-change": "the same change is mined from another branch",
   "over-limit": "beyond [tasks] limit, newest first (not examined)",
 };
+
+/** What an exclusion reason means, in a few words, for a project of `language`. */
+export function reasonText(reason: string, language: string): string {
+  return (REASON_TEXT[reason as ExclusionReason] ?? "").replace("{language}", language);
+}
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
 function testNames(ids: string[], max = 3): string {
-  const names = ids.map((id) => id.slice(id.indexOf("::") + 2));
+  const names = ids.map((id) => (id.includes("::") ? id.slice(id.indexOf("::") + 2) : id));
   const shown = names.slice(0, max).join(", ");
   return names.length > max ? `${shown} +${names.length - max} more` : shown;
 }
@@ -39,14 +59,23 @@ function testNames(ids: string[], max = 3): string {
 /** Render tasks.json for the terminal (pure: no printing). */
 export function renderTasks(
   file: TasksFile,
-  options: { palette: Palette; path: string; cached: boolean; maxExcluded?: number },
+  options: {
+    palette: Palette;
+    path: string;
+    cached: boolean;
+    maxExcluded?: number;
+    /** The project's language as a person says it (`Python`, `Go`). */
+    language?: string;
+  },
 ): string {
   const p = options.palette;
   const out: string[] = [];
   const head = file.repository.head.slice(0, 10);
   out.push(
     `${p.bold(plural(file.tasks.length, "task"))} from ${plural(file.examined, "change")} on ` +
-      `${file.repository.branch} (HEAD ${head})`,
+      `${
+        file.repository.branches?.map((b) => b.name).join(", ") ?? file.repository.branch
+      } (HEAD ${head})`,
   );
   if (file.tasks.length) out.push("");
   const width = Math.max(0, ...file.tasks.map((t) => t.id.length));
@@ -65,7 +94,7 @@ export function renderTasks(
   out.push("", `${p.bold(`Left out ${left} of ${plural(file.examined, "change")}`)}:`);
   const countWidth = Math.max(1, ...Object.values(file.counts).map((n) => String(n).length));
   for (const [reason, count] of Object.entries(file.counts)) {
-    const text = REASON_TEXT[reason as ExclusionReason] ?? "";
+    const text = reasonText(reason, options.language ?? "Python");
     out.push(`  ${String(count).padStart(countWidth)}  ${reason.padEnd(28)} ${p.dim(text)}`);
   }
   if (file.excluded.length) {
@@ -82,6 +111,7 @@ export function renderTasks(
       out.push(p.dim(`  ... ${file.excluded.length - max} more in ${options.path}`));
     }
   }
+  if (file.branchNote) out.push("", `${p.warn("Other branches:")} ${file.branchNote}`);
   const sources = statementSources(file.tasks);
   const statements = [sources ? `${sources}.` : "", file.statementNote ?? ""].filter(Boolean);
   if (statements.length) out.push("", `${p.dim("Statements:")} ${statements.join(" ")}`);
@@ -102,6 +132,7 @@ export async function tasksCommand(
 ): Promise<number> {
   const project = await Project.load(flags.config ?? ".");
   const p = palette(io.color);
+  const language = languageOf(project.config.project.language).label;
   let result: MineResult;
   {
     await using _lock = await project.results.lock();
@@ -109,6 +140,11 @@ export async function tasksCommand(
       io.err(p.dim(`Mining the history of ${project.repository}...`));
     }
     result = await mineAll(project, { refresh: flags.refresh, signal });
+  }
+  if (flags.why !== undefined) {
+    const decision = await whyCommit(project.repository, result.file, flags.why);
+    io.out(flags.json ? JSON.stringify(decision, null, 2) : renderWhy(decision, p, language));
+    return 0;
   }
   if (flags.json) {
     io.out(JSON.stringify(result.file, null, 2));
@@ -118,6 +154,61 @@ export async function tasksCommand(
     palette: p,
     path: project.results.display("tasks.json"),
     cached: result.cached,
+    language,
   }));
   return 0;
+}
+
+const RULE_WORDS: Record<string, string> = {
+  title: "its title",
+  type: "its conventional-commit type",
+  changelog: "its changelog entry",
+  label: "GitHub's labels",
+  diff: "its diff",
+};
+
+/** Why one commit is a task or was left out, for the terminal (pure: no printing). */
+export function renderWhy(decision: CommitDecision, p: Palette, language: string): string {
+  const sha = p.accent(decision.commit.slice(0, 10));
+  switch (decision.kind) {
+    case "task": {
+      const t = decision.task;
+      const lines = [`${sha} is task ${p.bold(t.id)}: ${t.title}`];
+      for (const e of t.evidence ?? []) {
+        lines.push(
+          `  ${e.says === "bug" ? "a bug fix" : "a feature"} by ${RULE_WORDS[e.rule]}: ${e.detail}`,
+        );
+      }
+      lines.push(`  source: ${t.sourceFiles.join(", ")}`);
+      lines.push(
+        `  tests: ${testNames(t.newTests, 5)}${
+          t.unsureTests?.length ? " (+ what collection finds)" : ""
+        }`,
+      );
+      lines.push(
+        `  statement: from ${
+          t.statementSource === "commit" ? "the commit's title" : `the ${t.statementSource}`
+        }`,
+      );
+      return lines.join("\n");
+    }
+    case "excluded":
+    case "left-out": {
+      const { reason, detail } = decision.kind === "excluded" ? decision.exclusion : decision;
+      const title = decision.kind === "excluded" ? decision.exclusion.title : decision.title;
+      const lines = [`${sha} was left out: ${p.bold(reason)} (${reasonText(reason, language)})`];
+      lines.push(`  ${title}`);
+      if (detail) lines.push(`  ${detail}`);
+      else if (reason === "not-a-fix") {
+        lines.push("  its title has no fix word, and no changelog entry or type says bug fix");
+      }
+      return lines.join("\n");
+    }
+    case "not-walked":
+      return `${sha} was not judged: ${decision.why}\n  ${decision.title}`;
+    default: {
+      const never: never = decision;
+      throw new Error(`unhandled decision ${JSON.stringify(never)}`);
+    }
+  }
 }

@@ -83,3 +83,12 @@ export async function openRunner(language: Language, tree: string) {
 
 export { infraCause, mergeRepeats } from "./results.ts";
 export { perTreeTools, RUNNERS_VERSION } from "./tools.ts";
+
+// -- Mining -----------------------------------------------------------------------------------
+export {
+  type MiningRunner,
+  openRunnerMiner,
+  runnerAt,
+  type RunnerCode,
+  type TestMarks,
+} from "./mining.ts";

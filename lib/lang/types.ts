@@ -665,4 +665,126 @@ export interface LanguageSpec {
     b: RepeatedRuns,
     trees: { B: string; G: string },
   ): Promise<string[] | undefined>;
+
+  // -- Mining -----------------------------------------------------------------------------------
+
+  /** How mining reads this language's changes in a repository's history (see {@linkcode ChangeMiner}). */
+  openMiner(context: MiningContext): Promise<ChangeMiner>;
+}
+
+// -- Mining -----------------------------------------------------------------------------------
+// What mining needs of a language: how it sorts a change's files as of that commit, and how it
+// reads the tests a change added (the types below, and `LanguageSpec.openMiner`).
+
+import type { Change, PathChange } from "../history.ts";
+
+/** Git's object store as mining reads it: each object (a blob id or `rev:path`) read once. */
+export interface ObjectReader {
+  /** The repository. */
+  readonly repo: string;
+  /** Stops a read under way. */
+  readonly signal?: AbortSignal;
+  /** The text of each object, one git process for those not read before (absent: undefined). */
+  read(names: Iterable<string>): Promise<Map<string, string | undefined>>;
+  /** The text of an object read already, or undefined. */
+  cached(name: string): string | undefined;
+  /** True when an object was read already (absent ones included). */
+  has(name: string): boolean;
+}
+
+/** What a language's miner is opened with. */
+export interface MiningContext {
+  /** The repository (possibly bare). */
+  repo: string;
+  /** The newest commit of the history to mine. */
+  head: string;
+  /** Reads the repository's objects (shared with the rest of mining). */
+  objects: ObjectReader;
+  /** `[project] source`, when set (Python's package at HEAD). */
+  source?: string;
+  /** `[project] tests`: the tests directory. */
+  tests: string;
+}
+
+/** A change's files as its language sorts them, as of that commit. */
+export interface SortedChange {
+  /** Source files it changed (paths at G; at B for deletions). */
+  sourceFiles: string[];
+  /** The files tests may be read from, with their blobs (paths at G). */
+  testChanges: PathChange[];
+  /** Test data and helpers it added or changed (the hidden tests need them). */
+  supportFiles: string[];
+  /** For each test file that was renamed: its path at B. */
+  renamedFrom: Record<string, string>;
+  /** Where the code under test lives at B (Python's package; `.` elsewhere). */
+  packageDir: string;
+  /** What goes on the import path at B (Python's PYTHONPATH; `.` elsewhere). */
+  pythonPath: string;
+  /** When it changes no source file: what it changes instead, in the language's words. */
+  noSource: string;
+  /** When it changes no test file: which files would count, in the language's words. */
+  noTests: string;
+  /** What reading its tests needs to know of the commit (pytest's rules): the miner's own. */
+  reading?: unknown;
+}
+
+/** A change whose tests are to be read: what {@linkcode ChangeMiner.addedTests} is given. */
+export interface TestsToRead {
+  /** G. */
+  commit: string;
+  /** B. */
+  parent: string;
+  /** {@linkcode SortedChange.testChanges}. */
+  testChanges: readonly PathChange[];
+  /** {@linkcode SortedChange.reading}. */
+  reading?: unknown;
+}
+
+/** The tests one change added or changed, read statically. */
+export interface AddedTests {
+  /** Files that hold tests, among those it changed (paths at G). */
+  testFiles: string[];
+  /** Tests it added or changed (ids), file by file. */
+  newTests: string[];
+  /** Those of them that are new. */
+  addedTests: string[];
+  /** Files whose tests static reading cannot all tell (collection decides), and why. */
+  unsure: { file: string; why: string }[];
+  /**
+   * Those of {@linkcode newTests} that are always skipped (`it.skip`, `t.Skip()` first), read
+   * only where every new test of a file is skipped or checks types only.
+   */
+  skipped?: string[];
+  /** Those of {@linkcode newTests} that check types only (`expectTypeOf`), read the same way. */
+  typeOnly?: string[];
+  /** When the tests need a dependency the change adds (B's environment lacks it): which. */
+  needsDependency?: string;
+}
+
+/**
+ * How one language reads a repository's history for mining. Mining walks first-parent history
+ * newest first and calls {@linkcode step} on every change in order; for each change that may be a
+ * task it asks {@linkcode sort} (once the objects {@linkcode needs} names are read), and for the
+ * candidates it keeps, {@linkcode addedTests}.
+ */
+export interface ChangeMiner<At = unknown> {
+  /**
+   * Step over one change, newest first: where the change stands (Python: where its package is and
+   * the discovery rules in force at G), for {@linkcode sort}. Called on every change of the walk,
+   * so it must be cheap.
+   */
+  step(change: Change): At;
+  /** The objects {@linkcode sort} must find read before it can sort a change standing at `at`. */
+  needs(at: At): string[];
+  /** Sort a change's files as of where it stands (everything {@linkcode needs} named is read). */
+  sort(change: Change, at: At): SortedChange;
+  /** Start reading what {@linkcode addedTests} will need for `changes`. */
+  prefetch(changes: readonly TestsToRead[]): void;
+  /** For each change, the tests it added or changed. */
+  addedTests(changes: readonly TestsToRead[]): Promise<AddedTests[]>;
+  /**
+   * Whether a change to the source file `path` (its `-U0` removed and added lines) touches only
+   * type annotations, which no test run checks; absent when the language cannot tell.
+   */
+  typingOnly?(path: string, removed: readonly string[], added: readonly string[]): boolean;
 }

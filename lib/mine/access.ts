@@ -129,8 +129,11 @@ export function accessNote(
   setup: GithubSetup,
   client: GithubClient | undefined,
   tasks: readonly Pick<Task, "statementSource">[] = [],
+  read: { fromGithub: number } = {
+    fromGithub: tasks.filter((t) => t.statementSource !== "commit").length,
+  },
 ): string {
-  const fromGithub = tasks.some((t) => t.statementSource !== "commit");
+  const fromGithub = read.fromGithub > 0;
   if (!setup.repository || !client) {
     return `No GitHub repository is known, so problem statements come from commit ` +
       'titles. To use issue texts, set [project] github = "owner/name" in bugbout.toml.';

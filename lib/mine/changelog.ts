@@ -74,10 +74,13 @@ export function isChangelogFile(path: string): boolean {
     .test(name);
 }
 
+/** Section headings that name bug fixes: "Bug fixes", "Bugfixes", "Fixed", "Fixes for ...". */
 const BUG_HEADING =
-  /^(?:bug\s*-?\s*fix(?:es)?|bugs?(?:\s+fixed)?|fix(?:es|ed)?|fixes\s+and\s+\w+)$/i;
+  /^(?:bug\s*-?\s*fix(?:es)?|bugs?(?:\s+fixed)?|fix(?:es|ed)?|fixes\s+(?:and\s+\w+|for\b.*|to\b.*|in\b.*)|(?:other\s+|minor\s+|important\s+)?bug\s*-?\s*fix(?:es)?\b.*|security(?:\s+fixes)?|regressions?(?:\s+fixed)?)$/i;
+/** Section headings that name features: "Features", "Added", "Enhancements", "New ...". */
 const FEATURE_HEADING =
-  /^(?:(?:new\s+)?features?|added|additions?|enhancements?|improvements?|new|what'?s\s+new)$/i;
+  /^(?:(?:new\s+|major\s+|minor\s+)?features?(?:\s+added)?|added|additions?|enhancements?|improvements?|new(?:\s+\w+)?|what'?s\s+new)$/i;
+/** The start of a version's notes: "1.2.0 (2024-01-01)", "Version 2.0", "Unreleased". */
 const VERSION_LINE = /\bv?\d+\.\d+(?:\.\d+)?\b|^unreleased\b|^in development\b/i;
 
 function headingText(line: string): string {
@@ -90,15 +93,51 @@ function headingText(line: string): string {
     .trim();
 }
 
-function kindOfHeading(line: string): ChangeKind | "version" | undefined {
+/** An underline of a reStructuredText or setext heading (`-----`, `=====`, `~~~~`). */
+const UNDERLINE = /^([-=~^*+#"'`])\1{2,}\s*$/;
+
+/**
+ * Whether line `n` of `lines` is a heading by its shape: `## Heading`, a line underlined by the
+ * next one, `**Heading**`, or a short line of its own ending in a colon (`Bugfixes:`), not an
+ * entry of a list.
+ */
+function isHeading(lines: readonly string[], n: number): boolean {
+  const line = lines[n];
+  const text = line.trim();
+  if (!text || UNDERLINE.test(text)) return false;
+  if (/^#{1,6}\s+\S/.test(text)) return true;
+  const next = lines[n + 1]?.trim() ?? "";
+  if (UNDERLINE.test(next) && next.length >= Math.min(text.length, 3) && !/^\s/.test(line)) {
+    return true;
+  }
+  if (/^(?:\*\*|__)[^*_]{2,80}(?:\*\*|__):?$/.test(text)) return true;
+  return /^[A-Z][^.!?]{1,80}:$/.test(text) && !/^\s/.test(line);
+}
+
+/**
+ * What the heading at line `n` says its section holds: bug fixes, features, the start of a
+ * version's notes, or nothing known ("Behavior changes", "Deprecations"); undefined when the line
+ * is no heading at all.
+ */
+function kindOfHeading(
+  lines: readonly string[],
+  n: number,
+): ChangeKind | "version" | "other" | undefined {
+  const line = lines[n];
   const text = headingText(line);
-  if (BUG_HEADING.test(text)) return "bug";
-  if (FEATURE_HEADING.test(text)) return "feature";
+  const heading = isHeading(lines, n);
   if (text.length < 60 && VERSION_LINE.test(text) && !/^[-*]\s/.test(line.trim())) {
     return "version";
   }
-  return undefined;
+  if (!heading && !/^[-*]\s+\*\*/.test(line.trim())) return undefined;
+  if (BUG_HEADING.test(text)) return "bug";
+  if (FEATURE_HEADING.test(text)) return "feature";
+  return heading ? "other" : undefined;
 }
+
+/** An entry that says it breaks something: "**Potentially breaking**: ...", "BREAKING: ...". */
+const BREAKING =
+  /^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*|__)?(?:potentially\s+)?breaking(?:\s+change)?\b/i;
 
 function kindOfEntry(line: string): ChangeKind | undefined {
   const text = line.trim().replace(/^[-*+]\s+|^\d+\.\s+/, "").replace(/^:\w+:`[^`]*`\s*:?\s*/, "");
@@ -109,8 +148,15 @@ function kindOfEntry(line: string): ChangeKind | undefined {
   ) {
     return "feature";
   }
+  // A changelog without sections (pallets' projects) says what now works: words of a mended
+  // behaviour make the entry a fix ("is no longer incorrectly folded", "fixes a crash").
+  if (MENDED.test(text) && !/^\.\.\s/.test(text)) return "bug";
   return undefined;
 }
+
+/** Words of an entry that describe behaviour put right. */
+const MENDED =
+  /\b(?:no longer incorrectly|incorrectly|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
 
 /**
  * What the lines a change added to a changelog file say: the kinds of the sections they sit in
@@ -119,32 +165,51 @@ function kindOfEntry(line: string): ChangeKind | undefined {
  * nothing, or say both.
  */
 export function changelogKind(before: string, after: string): ChangeKind | undefined {
-  const old = before.replace(/\r\n?/g, "\n").split("\n");
-  const now = after.replace(/\r\n?/g, "\n").split("\n");
-  let top = 0;
-  while (top < old.length && top < now.length && old[top] === now[top]) top++;
-  let bottom = 0;
+  // A changelog is long and a change adds a few lines: split only the lines from the top of the
+  // file to the end of what changed (the headings above an entry are all that is read).
+  const a = before.includes("\r") ? before.replace(/\r\n?/g, "\n") : before;
+  const b = after.includes("\r") ? after.replace(/\r\n?/g, "\n") : after;
+  let first = 0;
+  const shorter = Math.min(a.length, b.length);
+  while (first < shorter && a.charCodeAt(first) === b.charCodeAt(first)) first++;
+  let last = 0;
   while (
-    bottom < old.length - top && bottom < now.length - top &&
-    old[old.length - 1 - bottom] === now[now.length - 1 - bottom]
-  ) bottom++;
-  const oldSet = new Set(old.slice(top, old.length - bottom));
+    last < shorter - first &&
+    a.charCodeAt(a.length - 1 - last) === b.charCodeAt(b.length - 1 - last)
+  ) last++;
+  const start = b.lastIndexOf("\n", first - 1) + 1;
+  const endAt = b.indexOf("\n", b.length - last);
+  const end = endAt < 0 ? b.length : endAt;
+  const nextLine = b.indexOf("\n", end + 1);
+  const now = b.slice(0, nextLine < 0 ? b.length : nextLine).split("\n");
+  const top = b.slice(0, start).split("\n").length - 1;
+  const bottomLine = b.slice(0, end).split("\n").length;
+  const oldStart = a.lastIndexOf("\n", first - 1) + 1;
+  const oldEndAt = a.indexOf("\n", a.length - last);
+  const oldSet = new Set(a.slice(oldStart, oldEndAt < 0 ? a.length : oldEndAt).split("\n"));
   const added: number[] = [];
-  for (let n = top; n < now.length - bottom; n++) {
-    if (now[n].trim() && !oldSet.has(now[n])) added.push(n);
+  for (let n = top; n < bottomLine; n++) {
+    if (now[n]?.trim() && !oldSet.has(now[n])) added.push(n);
   }
   if (added.length === 0) return undefined;
   const kinds = new Set<ChangeKind>();
   for (const n of added) {
-    let section: ChangeKind | undefined;
-    for (let k = n; k >= 0; k--) {
-      const heading = kindOfHeading(now[k]);
+    // The nearest heading above the entry decides; one it does not know ends the search.
+    let section: ChangeKind | "other" | undefined;
+    for (let k = n - 1; k >= 0; k--) {
+      const heading = kindOfHeading(now, k);
       if (heading === "version") break;
       if (heading) {
         section = heading;
         break;
       }
     }
+    // A breaking change is no bug fix, whatever section it sits in.
+    if (BREAKING.test(now[n])) {
+      kinds.add("feature");
+      continue;
+    }
+    if (section === "other") continue;
     const kind = section ?? kindOfEntry(now[n]);
     if (kind) kinds.add(kind);
   }

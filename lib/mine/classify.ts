@@ -1,20 +1,26 @@
 /**
  * The cheap rules that decide whether a change on first-parent history can become a task, before
  * any file is read: the title, the changelog fragments it adds, the issue reference, and which
- * files it touched (judged by the discovery rules in force at that commit).
+ * files it touched (as its language sorts them at that commit).
  *
  * Pure functions; no permissions needed.
  *
  * @module
  */
 
-import { type Change, type PathChange, pickFiles } from "./history.ts";
-import { pythonPathFor } from "../lang/python/mod.ts";
-import { inPackage } from "./package.ts";
-import { inTestpaths, isTestModule, type PytestRules } from "../lang/python/mod.ts";
+import { type Change, type PathChange, pickFiles } from "../history.ts";
+import type { SortedChange } from "../lang/mod.ts";
 import { type ChangeKind, fragmentKind, isChangelogFile, mayBeChangelog } from "./changelog.ts";
 import { primaryReference, type Reference } from "./refs.ts";
-import { changeReadsLikeFix, type ChangeText, changeText } from "./titles.ts";
+import {
+  changeReadsLikeFix,
+  type ChangeText,
+  changeText,
+  type CommitType,
+  commitType,
+  fixesNoBug,
+  notFixWords,
+} from "./titles.ts";
 
 /** Why a change was left out, as stable codes (in the order the rules are applied). */
 export const EXCLUSION_REASONS = [
@@ -26,8 +32,15 @@ export const EXCLUSION_REASONS = [
   "too-many-source-files",
   "feature-in-changelog",
   "no-test-added",
+  "skip-only",
+  "type-only",
+  "typing-only",
+  "message-only",
+  "needs-dependency",
   "feature-label",
+  "no-statement",
   "older-change-for-same-issue",
+  "same-change",
   "over-limit",
 ] as const;
 /** Why a change was left out. */
@@ -38,8 +51,11 @@ export const COUNTED_ONLY: readonly ExclusionReason[] = ["before-since", "not-a-
 
 /** One piece of evidence on whether a change fixes a bug or adds a feature. */
 export interface KindEvidence {
-  /** The rule: the title's words, the changelog entry the change adds, or GitHub's labels. */
-  rule: "title" | "changelog" | "label";
+  /**
+   * The rule: the title's words, its conventional-commit type, the changelog entry the change
+   * adds, GitHub's labels, or what the diff touches.
+   */
+  rule: "title" | "type" | "changelog" | "label" | "diff";
   /** What it says. */
   says: ChangeKind;
   /** What it saw, in a few words. */
@@ -54,10 +70,10 @@ export interface Screened {
   text: ChangeText;
   /** The issue or pull request it is about. */
   reference: Reference;
-  /** Where the package was after and before it. */
-  where: { atG: string; atB: string };
-  /** True when its title (or merged branch) reads like a fix. */
+  /** True when its title (or merged branch, or conventional-commit type) reads like a fix. */
   titleFix: boolean;
+  /** Its conventional-commit type, when it has one (then it says bug). */
+  type?: CommitType;
   /** What its changelog fragments say, when they say one thing. */
   fragment?: { kind: ChangeKind; path: string };
   /** Changelog files it changed, to read when neither the title nor a fragment decides. */
@@ -82,24 +98,28 @@ export interface Candidate {
   merge: boolean;
   /** The issue or pull request the change is about. */
   reference: Reference;
-  /** Python files of the package it changed (paths at G; at B for deletions). */
+  /** Source files it changed (paths at G; at B for deletions). */
   sourceFiles: string[];
-  /** Test modules it added or changed (paths at G). */
+  /** Test files it added or changed (paths at G). */
   testModules: string[];
-  /** For each test module that was renamed: its path at B. */
+  /** For each test file that was renamed: its path at B. */
   renamedFrom: Record<string, string>;
-  /** Other files under the tests directory, and conftest.py files, it added or changed. */
+  /** Test data and helpers it added or changed. */
   supportFiles: string[];
-  /** Where the package lives at B. */
+  /** Where the code under test lives at B. */
   packageDir: string;
-  /** What goes on PYTHONPATH at B. */
+  /** What goes on the import path at B. */
   pythonPath: string;
-  /** The test modules' entries in the change, with their blobs. */
+  /** The test files' entries in the change, with their blobs. */
   testChanges: PathChange[];
-  /** pytest's discovery rules in force at G. */
-  rules: PytestRules;
-  /** True when its title (or merged branch) reads like a fix. */
+  /** What its language needs to read its tests (see `SortedChange.reading`). */
+  reading?: unknown;
+  /** True when its title (or merged branch, or conventional-commit type) reads like a fix. */
   titleFix: boolean;
+  /** Its conventional-commit type, when it has one (then it says bug). */
+  type?: CommitType;
+  /** True when its title is a bare merge subject (see `ChangeText.bare`). */
+  bare?: boolean;
   /** The branch a merge commit merged, when it names one. */
   branch?: string;
   /** What its changelog fragments say, when they say one thing. */
@@ -121,59 +141,6 @@ export interface ClassifyContext {
   since?: Date;
   /** The GitHub `owner/name`, to ignore references to other repositories. */
   slug?: string;
-  /** The tests directory, for support files. */
-  tests: string;
-}
-
-function underDir(path: string, dir: string): boolean {
-  return dir === "." || dir === "" || path.startsWith(`${dir}/`);
-}
-
-/** Sort the files a change touched into source files, test modules and support files. */
-export function sortFiles(
-  change: Pick<Change, "files">,
-  where: { atG: string; atB: string },
-  rules: PytestRules,
-  tests: string,
-): Pick<Candidate, "sourceFiles" | "testModules" | "supportFiles" | "renamedFrom"> & {
-  testChanges: PathChange[];
-} {
-  const sourceFiles = new Set<string>();
-  const testModules = new Set<string>();
-  const supportFiles = new Set<string>();
-  const testChanges: PathChange[] = [];
-  const renamedFrom: Record<string, string> = {};
-  for (const f of change.files) {
-    const deleted = f.status === "D";
-    const python = f.path.endsWith(".py") || (f.oldPath?.endsWith(".py") ?? false);
-    if (!python) {
-      // Data, docs and the like: only support files matter among them.
-      if (!deleted && underDir(f.path, tests)) supportFiles.add(f.path);
-      continue;
-    }
-    const name = f.path.slice(f.path.lastIndexOf("/") + 1);
-    const isTest = isTestModule(f.path, rules);
-    if (!deleted && isTest && inTestpaths(f.path, rules)) {
-      testModules.add(f.path);
-      testChanges.push(f);
-      if (f.oldPath && f.oldPath !== f.path) renamedFrom[f.path] = f.oldPath;
-      continue;
-    }
-    const atG = !deleted && inPackage(f.path, where.atG);
-    const atB = f.status !== "A" && inPackage(f.oldPath ?? f.path, where.atB);
-    if ((atG || atB) && name !== "conftest.py" && !isTest) {
-      sourceFiles.add(f.path);
-      continue;
-    }
-    if (!deleted && (name === "conftest.py" || underDir(f.path, tests))) supportFiles.add(f.path);
-  }
-  return {
-    sourceFiles: [...sourceFiles].sort(),
-    testModules: [...testModules].sort(),
-    supportFiles: [...supportFiles].sort(),
-    renamedFrom,
-    testChanges,
-  };
 }
 
 /**
@@ -184,7 +151,6 @@ export function sortFiles(
  */
 export function screenChange(
   change: Change,
-  where: { atG: string; atB: string },
   context: Pick<ClassifyContext, "slug">,
 ): Classified<Screened> {
   const text = changeText(change.message);
@@ -195,7 +161,12 @@ export function screenChange(
     title,
     ...(detail ? { detail } : {}),
   });
-  const titleFix = changeReadsLikeFix(text);
+  // A conventional-commit type decides before the title's words: `feat:`, `refactor:`, `docs:`
+  // fix no bug whatever follows.
+  const type = text.bare ? undefined : commitType(title);
+  if (type && type.says !== "bug") return excluded("not-a-fix", `type ${type.type}`);
+  if (type && fixesNoBug(title)) return excluded("not-a-fix", notFixWords(text));
+  const titleFix = type !== undefined || changeReadsLikeFix(text);
   const fragments = new Map<ChangeKind, string>();
   const changelogs: PathChange[] = [];
   for (const f of pickFiles(change, mayBeChangelog, mayBeChangelog)) {
@@ -210,69 +181,61 @@ export function screenChange(
     : fragments.has("feature")
     ? { kind: "feature" as const, path: fragments.get("feature")! }
     : undefined;
-  if (/^revert\b/i.test(title.trim())) return excluded("not-a-fix");
+  if (/^revert\b/i.test(title.trim())) return excluded("not-a-fix", "a revert");
   if (fragment?.kind === "feature") {
     return titleFix
       ? excluded("feature-in-changelog", `its changelog entry ${fragment.path} is a feature`)
-      : excluded("not-a-fix");
+      : excluded("not-a-fix", `adds ${fragment.path}`);
   }
   // Not a fix by its title and no fragment says so: only a changelog entry could tell.
   const maybe = !titleFix && fragment === undefined;
-  if (maybe && changelogs.length === 0) return excluded("not-a-fix");
+  const notFix = () => excluded("not-a-fix", notFixWords(text));
+  if (maybe && changelogs.length === 0) return notFix();
   if (change.parents.length === 0) {
-    return maybe
-      ? excluded("not-a-fix")
-      : excluded("root-commit", "the first commit has no parent");
+    return maybe ? notFix() : excluded("root-commit", "the first commit has no parent");
   }
   const reference = primaryReference(title, text.body, {
     slug: context.slug,
     pullRequest: text.pullRequest,
   });
-  if (!reference) return maybe ? excluded("not-a-fix") : excluded("no-issue-reference");
+  if (!reference) return maybe ? notFix() : excluded("no-issue-reference");
   return {
     kind: "candidate",
     candidate: {
       change,
       text,
       reference,
-      where,
       titleFix,
+      ...(type ? { type } : {}),
       ...(fragment ? { fragment } : {}),
       changelogs,
     },
   };
 }
 
-/** The rules on which files a screened change touched, with the discovery rules in force at G. */
+/**
+ * The rules on which files a screened change touched, as its language sorted them at G: it must
+ * change source code (at most `max-source-files` files) and test code.
+ */
 export function classifyFiles(
   screened: Screened,
-  rules: PytestRules,
-  context: Pick<ClassifyContext, "maxSourceFiles" | "tests">,
+  files: SortedChange,
+  context: Pick<ClassifyContext, "maxSourceFiles">,
 ): Classified<Candidate> {
-  const { change, text, where } = screened;
+  const { change, text } = screened;
   const maybe = !screened.titleFix && screened.fragment === undefined;
-  const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> => ({
-    kind: "excluded",
-    reason: maybe ? "not-a-fix" : reason,
-    title: text.title,
-    ...(detail && !maybe ? { detail } : {}),
-  });
-  const files = sortFiles(change, where, rules, context.tests);
-  if (files.sourceFiles.length === 0) {
-    return excluded("no-source-change", `changes no Python file under ${where.atG}`);
-  }
+  const excluded = (reason: ExclusionReason, detail?: string): Classified<Candidate> =>
+    maybe
+      ? { kind: "excluded", reason: "not-a-fix", title: text.title, detail: notFixWords(text) }
+      : { kind: "excluded", reason, title: text.title, ...(detail ? { detail } : {}) };
+  if (files.sourceFiles.length === 0) return excluded("no-source-change", files.noSource);
   if (files.sourceFiles.length > context.maxSourceFiles) {
     return excluded(
       "too-many-source-files",
       `changes ${files.sourceFiles.length} source files (max-source-files = ${context.maxSourceFiles})`,
     );
   }
-  if (files.testModules.length === 0) {
-    return excluded(
-      "no-test-added",
-      `changes no test module${rules.from ? ` (python_files from ${rules.from})` : ""}`,
-    );
-  }
+  if (files.testChanges.length === 0) return excluded("no-test-added", files.noTests);
   return {
     kind: "candidate",
     candidate: {
@@ -284,11 +247,17 @@ export function classifyFiles(
       ...(text.pullRequest ? { pullRequest: text.pullRequest } : {}),
       merge: change.parents.length > 1,
       reference: screened.reference,
-      ...files,
-      packageDir: where.atB,
-      pythonPath: pythonPathFor(where.atB),
-      rules,
+      sourceFiles: files.sourceFiles,
+      testModules: files.testChanges.map((f) => f.path).sort(),
+      renamedFrom: files.renamedFrom,
+      supportFiles: files.supportFiles,
+      packageDir: files.packageDir,
+      pythonPath: files.pythonPath,
+      testChanges: files.testChanges,
+      ...(files.reading === undefined ? {} : { reading: files.reading }),
       titleFix: screened.titleFix,
+      ...(screened.type ? { type: screened.type } : {}),
+      ...(text.bare ? { bare: true } : {}),
       ...(text.branch ? { branch: text.branch } : {}),
       ...(screened.fragment ? { fragment: screened.fragment } : {}),
       changelogs: screened.changelogs,

@@ -10,45 +10,45 @@
  */
 
 import { InterruptedError } from "../errors.ts";
+import type { BlobReader } from "../blobs.ts";
+import type { AddedTests, ChangeMiner } from "../lang/mod.ts";
 import type { Task } from "../records.ts";
-import type { AddedTests } from "./added_tests.ts";
-import type { BlobReader } from "./blobs.ts";
-import { type ChangeKind, changelogKind } from "./changelog.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
+import {
+  changelogEvidence,
+  changelogNames,
+  decide,
+  type DiffSignals,
+  labelDecision,
+} from "./decide.ts";
+import { changedLines, type FileLines, messageOnly, typingOnly } from "./diff.ts";
 import type { GithubClient } from "./github.ts";
-import { labelEvidence, TaskIds } from "./select.ts";
-import { readsLikeFix } from "./titles.ts";
+import { TaskIds } from "./select.ts";
 import { commitStatement, githubStatement, type ResolvedStatement } from "./statement.ts";
 
 /** What the examiner needs. */
 export interface ExaminerOptions {
   /** `[tasks] limit`. */
   limit: number;
-  /** Reads test modules and changelogs. */
-  reader: CandidateReader;
+  /** Reads the tests candidates added or changed, the way their language does. */
+  miner: ChangeMiner;
+  /** Reads changelogs (and whatever the miner reads). */
+  objects: BlobReader;
   /** GitHub, for statements and labels. */
   client?: GithubClient;
   /** The GitHub site, for issue addresses. */
   site?: { api: string; repository: string };
   /** Called as each task is kept. */
   onTask?: (done: number) => void;
+  /**
+   * The patch-id of each of some commits, when several branches are mined: a candidate with the
+   * patch-id of a task kept already is the same change, landed twice.
+   */
+  patchIds?: (commits: string[]) => Promise<Map<string, string>>;
   /** Records a left-out candidate. */
   exclude: (candidate: Candidate, reason: ExclusionReason, detail?: string) => void;
   /** Stop early. */
   signal?: AbortSignal;
-}
-
-/**
- * Reads the tests candidates added or changed: pytest's reading of test modules
- * (`TestReader`), or a Go or JavaScript runner's (`RunnerTestReader`).
- */
-export interface CandidateReader {
-  /** The blobs behind it (changelogs are read through it too). */
-  readonly blobs: BlobReader;
-  /** Start reading what {@linkcode CandidateReader.examine} will need for `batch`. */
-  prefetch(batch: readonly Candidate[]): void;
-  /** For each candidate, the tests it added or changed. */
-  examine(batch: readonly Candidate[]): Promise<AddedTests[]>;
 }
 
 type Qualifying = { candidate: Candidate; tests: AddedTests; evidence: KindEvidence[] };
@@ -64,8 +64,13 @@ export class Examiner {
   readonly tasks: Task[] = [];
   /** Candidates examined so far. */
   examined = 0;
+  /** Tasks kept whose statement came from GitHub. */
+  fromGithub = 0;
   #ids = new TaskIds();
   #pending = new Map<Candidate, Promise<ResolvedStatement>>();
+  #lines = new Map<string, Promise<Map<string, Map<string, FileLines>>>>();
+  /** Patch-id → the commit of the task kept with it. */
+  #patches = new Map<string, string>();
 
   /** An examiner with these options. */
   constructor(readonly options: ExaminerOptions) {}
@@ -89,24 +94,52 @@ export class Examiner {
 
   /** Start reading what examining `batch` needs (its git processes run meanwhile). */
   prefetch(batch: readonly Candidate[]): void {
-    this.options.reader.blobs.read(batch.flatMap(changelogNames)).catch(() => {});
-    this.options.reader.prefetch(batch);
+    this.options.objects.read(batch.flatMap(changelogNames)).catch(() => {});
+    this.options.miner.prefetch(batch);
+    this.#sourceLines(batch).catch(() => {}); // examine() reads the same and sees any failure
+  }
+
+  /** The lines each candidate of `batch` changed in its source files (one git process). */
+  #sourceLines(batch: readonly Candidate[]): Promise<Map<string, Map<string, FileLines>>> {
+    const key = batch.map((c) => c.commit).join(",");
+    let lines = this.#lines.get(key);
+    if (!lines) {
+      const { objects, signal } = this.options;
+      const paths = [...new Set(batch.flatMap((c) => c.sourceFiles))];
+      lines = changedLines(objects.repo, batch.map((c) => c.commit), paths, signal);
+      this.#lines.set(key, lines);
+    }
+    return lines;
   }
 
   /** Examine a batch of candidates (newest first), keeping tasks until the limit. */
   async examine(batch: readonly Candidate[]): Promise<void> {
     if (this.options.signal?.aborted) throw new InterruptedError();
-    const { reader, limit } = this.options;
+    const { miner, objects, limit } = this.options;
     this.examined += batch.length;
-    await reader.blobs.read(batch.flatMap(changelogNames));
-    const found = await reader.examine(batch);
+    const [, found, lines] = await Promise.all([
+      objects.read(batch.flatMap(changelogNames)),
+      miner.addedTests(batch),
+      this.#sourceLines(batch),
+    ]);
     const qualifying: Qualifying[] = [];
     batch.forEach((candidate, i) => {
-      const q = this.#qualify(candidate, found[i]);
+      const q = this.#qualify(candidate, found[i], lines.get(candidate.commit));
       if (q) qualifying.push(q);
     });
+    const patches = await this.options.patchIds?.(qualifying.map((q) => q.candidate.commit));
     try {
       for (const [i, q] of qualifying.entries()) {
+        const patch = patches?.get(q.candidate.commit);
+        const twin = patch && this.#patches.get(patch);
+        if (twin) {
+          this.options.exclude(
+            q.candidate,
+            "same-change",
+            `the same change as ${twin.slice(0, 10)}`,
+          );
+          continue;
+        }
         if (this.done) {
           this.options.exclude(q.candidate, "over-limit", `limit = ${limit}, newest first`);
           continue;
@@ -115,8 +148,11 @@ export class Examiner {
           const next = qualifying[i + ahead];
           if (next) this.#statement(next.candidate);
         }
-        const task = this.#select(q, await this.#statement(q.candidate));
+        const statement = await this.#statement(q.candidate);
+        const task = this.#select(q, statement);
         if (task) {
+          if (patch) this.#patches.set(patch, task.commit);
+          if (statement.fromGithub) this.fromGithub++;
           this.tasks.push(task);
           this.options.onTask?.(this.tasks.length);
         }
@@ -142,49 +178,38 @@ export class Examiner {
     }
   }
 
-  /** A bug fix by its title or changelog, adding or changing tests; else why not. */
-  #qualify(candidate: Candidate, tests: AddedTests): Qualifying | undefined {
-    const evidence: KindEvidence[] = [];
-    if (candidate.titleFix) {
-      const branch = !readsLikeFix(candidate.title) && candidate.branch;
-      evidence.push({
-        rule: "title",
-        says: "bug",
-        detail: branch ? `merged branch ${branch}` : `"${candidate.title}"`,
-      });
-    }
-    const changelog = changelogEvidence(candidate, this.options.reader.blobs);
-    if (changelog) evidence.push(changelog);
-    if (changelog?.says === "feature" || (!changelog && !candidate.titleFix)) {
-      this.options.exclude(
-        candidate,
-        candidate.titleFix ? "feature-in-changelog" : "not-a-fix",
-        candidate.titleFix ? changelog?.detail : undefined,
-      );
+  /** A bug fix by the evidence, adding or changing tests a run can check; else why not. */
+  #qualify(
+    candidate: Candidate,
+    tests: AddedTests,
+    lines: ReadonlyMap<string, FileLines> | undefined,
+  ): Qualifying | undefined {
+    const files = lines ?? new Map<string, FileLines>();
+    const diff: DiffSignals = {
+      typingOnly: typingOnly(files, this.options.miner),
+      messageOnly: messageOnly(files),
+    };
+    const changelog = changelogEvidence(candidate, this.options.objects);
+    const decided = decide(candidate, tests, changelog, diff);
+    if ("reason" in decided) {
+      this.options.exclude(candidate, decided.reason, decided.detail);
       return undefined;
     }
-    if (tests.newTests.length === 0 && tests.unsure.length === 0) {
-      this.options.exclude(
-        candidate,
-        "no-test-added",
-        `changes ${
-          (tests.testFiles.length ? tests.testFiles : candidate.testModules).join(", ") ||
-          "test modules"
-        } but adds or changes no test`,
-      );
-      return undefined;
-    }
-    return { candidate, tests, evidence };
+    return { candidate, tests, evidence: decided.evidence };
   }
 
   /** Keep a qualifying candidate as a task, or say why not (a feature by its labels, a repeat). */
   #select(q: Qualifying, statement: ResolvedStatement): Task | undefined {
     const { candidate, tests } = q;
     const evidence = [...q.evidence];
-    const label = labelEvidence(statement.labels);
-    if (label) evidence.push(label);
-    if (label?.says === "feature" && !evidence.some((e) => e.rule === "changelog")) {
-      this.options.exclude(candidate, "feature-label", label.detail);
+    const labelled = labelDecision(statement.labels, evidence);
+    if ("reason" in labelled) {
+      this.options.exclude(candidate, labelled.reason, labelled.detail);
+      return undefined;
+    }
+    if (labelled.label) evidence.push(labelled.label);
+    if (statement.none) {
+      this.options.exclude(candidate, "no-statement", statement.none);
       return undefined;
     }
     const numbers = [
@@ -226,48 +251,4 @@ export class Examiner {
 function support(files: readonly string[], testFiles: readonly string[]) {
   const left = files.filter((f) => !testFiles.includes(f));
   return left.length ? { supportFiles: left } : {};
-}
-
-/** The changelog files a candidate's kind may depend on, as objects to read. */
-function changelogNames(candidate: Candidate): string[] {
-  if (candidate.fragment || candidate.changelogs.length === 0) return [];
-  return candidate.changelogs.flatMap((f) => [
-    f.newBlob ?? `${candidate.commit}:${f.path}`,
-    ...(f.status === "A" ? [] : [f.oldBlob ?? `${candidate.parent}:${f.oldPath ?? f.path}`]),
-  ]);
-}
-
-/** What the changelog says of a candidate: its fragment's type, or the section of its entry. */
-function changelogEvidence(
-  candidate: Candidate,
-  blobs: BlobReader,
-): KindEvidence | undefined {
-  if (candidate.fragment) {
-    return {
-      rule: "changelog",
-      says: candidate.fragment.kind,
-      detail: `adds ${candidate.fragment.path}`,
-    };
-  }
-  const kinds = new Set<ChangeKind>();
-  let where = "";
-  for (const f of candidate.changelogs) {
-    const after = blobs.cached(f.newBlob ?? `${candidate.commit}:${f.path}`);
-    if (after === undefined) continue;
-    const before = f.status === "A"
-      ? ""
-      : blobs.cached(f.oldBlob ?? `${candidate.parent}:${f.oldPath ?? f.path}`) ?? "";
-    const kind = changelogKind(before, after);
-    if (kind) {
-      kinds.add(kind);
-      where = f.path;
-    }
-  }
-  if (kinds.size !== 1) return undefined;
-  const says = [...kinds][0];
-  return {
-    rule: "changelog",
-    says,
-    detail: `its entry in ${where} is under ${says === "bug" ? "bug fixes" : "features"}`,
-  };
 }

@@ -9,40 +9,25 @@
  * @module
  */
 
+import { BlobReader } from "../blobs.ts";
 import { BugboutError, InterruptedError } from "../errors.ts";
 import { checkRepository, defaultBranch, firstParentCount, revParse } from "../git.ts";
 import { inputsKey } from "../hash.ts";
+import { type Language, languageOf, runnerAt, type TestRunner } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
-import { type Exclusion, RESULTS_VERSION, type TasksFile, tasksFileSchema } from "../records.ts";
-import type { PytestRules } from "../lang/python/mod.ts";
-import { accessNote, clientFor, githubSetup } from "./access.ts";
-import { TestReader } from "./added_tests.ts";
-import { BlobReader } from "./blobs.ts";
-import {
-  type Candidate,
-  classifyFiles,
-  COUNTED_ONLY,
-  EXCLUSION_REASONS,
-  type ExclusionReason,
-  screenChange,
-  type Screened,
-} from "./classify.ts";
+import { RESULTS_VERSION, type TasksFile, tasksFileSchema } from "../records.ts";
+import { accessNote, clientFor, type GithubSetup, githubSetup } from "./access.ts";
+import type { Candidate } from "./classify.ts";
 import { Examiner } from "./examine.ts";
-import type { EnvLike } from "./github.ts";
-import { firstParentBatches, pickFiles } from "./history.ts";
-import { PackageTracker } from "./package.ts";
-import { isConfigFile, mayBeConfigLine, RulesHistory } from "./rules_at.ts";
-import {
-  classifyRunnerFiles,
-  type MiningRunner,
-  runnerAt,
-  RunnerTestReader,
-} from "./runner_files.ts";
+import type { EnvLike, GithubClient } from "./github.ts";
+import { Ledger } from "./ledger.ts";
+import { type Branch, branchesOf, branchHint, patchIds } from "./branches.ts";
+import { walkBranches, type Walked } from "./walk.ts";
 
 export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 3;
+export const MINER_VERSION = 4;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";
@@ -101,81 +86,14 @@ export interface MineResult {
   note?: string;
 }
 
-interface Walked {
-  /** Commits walked. */
-  walked: number;
-  /** Every commit walked, newest first. */
-  order: string[];
-  excluded: Exclusion[];
-  counts: Record<string, number>;
-}
-
-/** A screened change, its place in the walk and the key of the discovery rules in force at it. */
-interface Survivor {
-  screened: Screened;
-  rules: string;
-  index: number;
-}
-
-function tally(counts: Record<string, number>, reason: string, n = 1) {
-  if (n) counts[reason] = (counts[reason] ?? 0) + n;
-}
-
-/**
- * Walk history once, newest first, applying the rules that need only messages and file names,
- * and hand each change that passes them to `onSurvivor` as soon as it is read.
- */
-async function walk(
-  project: Project,
-  head: string,
-  rulesAt: RulesHistory | undefined,
-  slug: string | undefined,
-  onSurvivor: (survivor: Survivor) => void,
-  options: MineOptions,
-): Promise<Walked> {
-  const tracker = new PackageTracker(project.config.project.source ?? ".");
-  const since = project.config.tasks.since;
-  const walked: Walked = { walked: 0, order: [], excluded: [], counts: {} };
-  for await (
-    const batch of firstParentBatches(project.repository, head, { signal: options.signal, since })
-  ) {
-    for (const change of batch) {
-      walked.walked++;
-      walked.order.push(change.commit);
-      if (walked.walked % 5000 === 0) {
-        options.onProgress?.({ stage: "walk", examined: walked.walked });
-      }
-      // Only a change that touches the package's __init__.py can move it; only one that touches
-      // a configuration file at the root can change the discovery rules. (A Go or JavaScript
-      // project has neither: its runner reads every change.)
-      let where = { atG: ".", atB: "." };
-      let rules = "";
-      if (rulesAt) {
-        const init = `${tracker.current}/__init__.py`;
-        const moved = pickFiles(change, (p) => p === init, (l) => l.endsWith("__init__.py"));
-        where = tracker.step(moved.length ? change.files : []);
-        rules = rulesAt.step(pickFiles(change, isConfigFile, mayBeConfigLine), change.parents[0]);
-      }
-      if (since && change.time * 1000 < since.getTime()) {
-        tally(walked.counts, "before-since");
-        continue;
-      }
-      const result = screenChange(change, where, { slug });
-      if (result.kind === "candidate") {
-        onSurvivor({ screened: result.candidate, rules, index: walked.walked });
-        continue;
-      }
-      tally(walked.counts, result.reason);
-      if (!COUNTED_ONLY.includes(result.reason)) {
-        walked.excluded.push(exclusion(change.commit, result.title, result.reason, result.detail));
-      }
-    }
-  }
-  return walked;
-}
-
-function exclusion(commit: string, title: string, reason: string, detail?: string): Exclusion {
-  return { commit, title, reason, ...(detail ? { detail } : {}) };
+/** What mining starts from: the repository's state and settings, and their inputs key. */
+interface Start {
+  head: string;
+  branch: string;
+  /** The branches to mine, the default (or first) one first. */
+  branches: Branch[];
+  setup: GithubSetup;
+  key: string;
 }
 
 /**
@@ -205,25 +123,123 @@ async function mine(
   project: Project,
   options: MineOptions,
 ): Promise<Omit<MineResult, "summary">> {
+  const start = await begin(project, options);
+  const path = project.results.file(TASKS_FILE);
+  if (!options.refresh) {
+    const saved = await project.results.read(TASKS_FILE, tasksFileSchema, "mined tasks");
+    if (saved?.inputsKey === start.key) return { file: saved, cached: true, path };
+  }
+  const config = project.config;
+  const repo = project.repository;
+  // With `since`, the walk stops early; the commits it did not read are counted by git.
+  const total = config.tasks.since ? firstParentCount(repo, start.head) : undefined;
+  const objects = new BlobReader(repo, options.signal);
+  const ledger = new Ledger();
+  const client = clientFor(project, start.setup, {
+    refresh: options.refresh,
+    signal: options.signal,
+    ...options.github,
+  });
+  const language = languageOf(config.project.language);
+  const branches = await Promise.all(start.branches.map(async (branch) => ({
+    head: branch.head,
+    miner: await language.openMiner({
+      repo,
+      head: branch.head,
+      objects,
+      source: config.project.source,
+      tests: config.project.tests,
+    }),
+  })));
+  const examiner = new Examiner({
+    limit: config.tasks.limit,
+    miner: branches[0].miner,
+    objects,
+    client,
+    site: start.setup.repository
+      ? { api: start.setup.api, repository: start.setup.repository }
+      : undefined,
+    onTask: (done) =>
+      options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
+    exclude: (c, reason, detail) => ledger.exclude(c, reason, detail),
+    ...(branches.length > 1
+      ? { patchIds: (commits: string[]) => patchIds(repo, commits, options.signal) }
+      : {}),
+    signal: options.signal,
+  });
+  const walked = await walkBranches(branches, {
+    repo,
+    objects,
+    since: config.tasks.since,
+    maxSourceFiles: config.tasks.maxSourceFiles,
+    limit: config.tasks.limit,
+    slug: start.setup.repository,
+    ledger,
+    prefetch: (batch) => examiner.prefetch(batch),
+    onProgress: (examined) => options.onProgress?.({ stage: "walk", examined }),
+    signal: options.signal,
+  });
+  options.onProgress?.({ stage: "tests", candidates: walked.candidates.length });
+  await examineNewestFirst(examiner, walked.candidates, config.tasks.limit);
+  const branchNote = branches.length > 1 ? undefined : await branchHint(repo, {
+    branch: start.branch,
+    walked: new Set(walked.order),
+    tasks: examiner.tasks.length,
+    limit: config.tasks.limit,
+  }, options.signal);
+  const history = total === undefined ? walked.walked : walked.walked - walked.first + await total;
+  ledger.count("before-since", history - walked.walked);
+  const file = tasksFile(start, history, walked, examiner, ledger, {
+    failed: client?.failed ?? false,
+    statementNote: accessNote(start.setup, client, examiner.tasks, examiner),
+  });
+  if (branchNote) file.branchNote = branchNote;
+  if (options.signal?.aborted) throw new InterruptedError();
+  await project.results.ensure();
+  await project.results.write(TASKS_FILE, file);
+  return {
+    file,
+    cached: false,
+    path,
+    ...noteOf(file, examiner, client),
+    stats: {
+      walked: walked.walked,
+      candidates: walked.candidates.length,
+      examined: examiner.examined,
+      blobsRead: objects.blobsRead,
+      readers: objects.processes,
+    },
+  };
+}
+
+/**
+ * Check the repository and read what mining starts from (its HEAD, the GitHub setup) and the key
+ * of the inputs that decide tasks.json. Not a repository, no commits, or a shallow clone: said
+ * before any history is read. (The git calls run side by side: each process costs a few
+ * milliseconds to start.)
+ */
+async function begin(project: Project, options: MineOptions): Promise<Start> {
   const repo = project.repository;
   const config = project.config;
-  // Not a repository, no commits, or a shallow clone: say so before reading any history. (The
-  // git calls of the set-up run side by side: each process costs a few milliseconds to start.)
   const [checked, found] = await Promise.allSettled([checkRepository(repo), defaultBranch(repo)]);
   if (checked.status === "rejected") throw checked.reason;
   if (found.status === "rejected") throw found.reason;
-  const branch = found.value;
-  const language = config.project.language;
-  const [head, setup, pythonRules] = await Promise.all([
-    revParse(repo, branch),
+  const defaultName = found.value;
+  const [defaultHead, setup] = await Promise.all([
+    revParse(repo, defaultName),
     githubSetup(project, { env: options.env }),
-    language === "python" ? RulesHistory.at(repo, branch) : undefined,
   ]);
+  const branches = await branchesOf(repo, config.tasks.branches, {
+    name: defaultName,
+    head: defaultHead,
+  });
+  const { name: branch, head } = branches[0];
   const key = inputsKey({
     miner: MINER_VERSION,
-    language,
+    language: config.project.language,
     head,
     branch,
+    ...(branches.length > 1 ? { branches } : {}),
     source: config.project.source,
     tests: config.project.tests,
     maxSourceFiles: config.tasks.maxSourceFiles,
@@ -233,187 +249,59 @@ async function mine(
     api: setup.api,
     token: setup.tokenSource,
   });
-  const path = project.results.file(TASKS_FILE);
-  if (!options.refresh) {
-    const saved = await project.results.read(TASKS_FILE, tasksFileSchema, "mined tasks");
-    if (saved?.inputsKey === key) return { file: saved, cached: true, path };
-  }
+  return { head, branch, branches, setup, key };
+}
 
-  // With `since`, the walk stops early; the commits it did not read are counted by git.
-  const total = config.tasks.since ? firstParentCount(repo, head) : undefined;
-  const excluded: Exclusion[] = [];
-  const counts: Record<string, number> = {};
-  const exclude = (
-    c: { commit: string; title: string },
-    reason: ExclusionReason,
-    detail?: string,
-  ) => {
-    tally(counts, reason);
-    if (!COUNTED_ONLY.includes(reason)) excluded.push(exclusion(c.commit, c.title, reason, detail));
-  };
-  const blobs = new BlobReader(repo, options.signal);
-  // A Go or JavaScript project's runner, with its configuration at HEAD, sorts every change's
-  // files and reads its tests; Python's rules come from pytest's configuration at each commit.
-  const runner = language === "python" ? undefined : await runnerAt(repo, head, language, blobs);
-  const client = clientFor(project, setup, {
-    refresh: options.refresh,
-    signal: options.signal,
-    ...options.github,
-  });
-  const examiner = new Examiner({
-    limit: config.tasks.limit,
-    reader: runner ? new RunnerTestReader(blobs, runner) : new TestReader(blobs),
-    client,
-    site: setup.repository ? { api: setup.api, repository: setup.repository } : undefined,
-    onTask: (done) =>
-      options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
-    exclude,
-    signal: options.signal,
-  });
-  const candidates: { index: number; candidate: Candidate }[] = [];
-  // Python: the rules on each survivor's files, with the discovery rules in force at it: right
-  // away during the walk when those are known already (most are those at HEAD), else after it,
-  // with one read for all the configuration files still unread.
-  const walkPython = async (rulesAt: RulesHistory): Promise<Walked> => {
-    const classifyOne = (survivor: Survivor, rules: PytestRules) => {
-      const { screened, index } = survivor;
-      const result = classifyFiles(screened, rules, {
-        maxSourceFiles: config.tasks.maxSourceFiles,
-        tests: config.project.tests,
-      });
-      if (result.kind === "candidate") candidates.push({ index, candidate: result.candidate });
-      else {
-        exclude(
-          { commit: screened.change.commit, title: result.title },
-          result.reason,
-          result.detail,
-        );
-      }
-    };
-    // The configuration at HEAD, read while the walk starts.
-    const ahead = rulesAt.rules(rulesAt.key, blobs);
-    ahead.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-    // The first batch is the `limit` newest candidates; it is settled once no survivor newer than
-    // the last of them waits for its configuration. Until then, such
-    // survivors are classified a few dozen at a time (each read is a process); then the first
-    // batch's test modules are read while the walk goes on.
-    const limit = config.tasks.limit;
-    let pending: Survivor[] = [];
-    let inflight: Survivor[] = [];
-    let prefetched = false;
-    let flushing: Promise<void> | undefined;
-    const startFirstBatch = () => {
-      if (prefetched || candidates.length < limit) return;
-      candidates.sort((a, b) => a.index - b.index);
-      const last = candidates[limit - 1].index;
-      const waiting = [...inflight, ...pending].some((s) => s.index < last);
-      if (waiting) return;
-      prefetched = true;
-      examiner.prefetch(candidates.slice(0, limit).map((c) => c.candidate));
-    };
-    const flush = () => {
-      inflight = pending;
-      pending = [];
-      flushing = (async () => {
-        await blobs.read(inflight.flatMap((s) => rulesAt.blobsOf(s.rules)));
-        for (const survivor of inflight) {
-          classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
-        }
-      })().finally(() => {
-        inflight = [];
-        flushing = undefined;
-        startFirstBatch();
-        if (!prefetched && pending.length) flush();
-      });
-      flushing.catch(() => {}); // awaited after the walk
-    };
-    const walked = await walk(project, head, rulesAt, setup.repository, (survivor) => {
-      const rules = rulesAt.known(survivor.rules, blobs);
-      if (rules) classifyOne(survivor, rules);
-      else pending.push(survivor);
-      startFirstBatch();
-      if (!prefetched && !flushing && pending.length >= 32) flush();
-    }, options);
-    await ahead;
-    while (flushing) await flushing;
-    await blobs.read(pending.flatMap((s) => rulesAt.blobsOf(s.rules)));
-    for (const survivor of pending) {
-      classifyOne(survivor, await rulesAt.rules(survivor.rules, blobs));
-    }
-    return walked;
-  };
-  // Go and JavaScript: the runner sorts each survivor's files as soon as it is read; the first
-  // `limit` candidates' test files are read while the walk goes on.
-  const walkRunner = (runner: MiningRunner): Promise<Walked> => {
-    let prefetched = false;
-    return walk(project, head, undefined, setup.repository, (survivor) => {
-      const result = classifyRunnerFiles(survivor.screened, runner, {
-        maxSourceFiles: config.tasks.maxSourceFiles,
-      });
-      if (result.kind === "excluded") {
-        const { change } = survivor.screened;
-        exclude({ commit: change.commit, title: result.title }, result.reason, result.detail);
-        return;
-      }
-      candidates.push({ index: survivor.index, candidate: result.candidate });
-      if (!prefetched && candidates.length >= config.tasks.limit) {
-        prefetched = true;
-        examiner.prefetch(candidates.map((c) => c.candidate));
-      }
-    }, options);
-  };
-  const walked = runner ? await walkRunner(runner) : await walkPython(pythonRules!);
-  const ordered = candidates.sort((a, b) => a.index - b.index).map((c) => c.candidate);
-  options.onProgress?.({ stage: "tests", candidates: ordered.length });
-
-  // Candidates newest first, in batches, until `limit` tasks are found: each batch is one diff and
-  // one read of their test modules (and changelogs).
+/**
+ * Candidates newest first, in batches, until `limit` tasks are found: each batch is one diff and
+ * one read of their test files (and changelogs). The rest are never examined.
+ */
+async function examineNewestFirst(
+  examiner: Examiner,
+  candidates: readonly Candidate[],
+  limit: number,
+): Promise<void> {
   let at = 0;
-  for (let size = config.tasks.limit; at < ordered.length && !examiner.done; size *= 2) {
-    await examiner.examine(ordered.slice(at, at + size));
-    at = Math.min(ordered.length, at + size);
+  for (let size = limit; at < candidates.length && !examiner.done; size *= 2) {
+    await examiner.examine(candidates.slice(at, at + size));
+    at = Math.min(candidates.length, at + size);
   }
-  examiner.finish(ordered.slice(at));
-  for (const e of walked.excluded) excluded.push(e);
-  for (const [reason, n] of Object.entries(walked.counts)) tally(counts, reason, n);
-  const history = total === undefined ? walked.walked : await total;
-  tally(counts, "before-since", history - walked.walked);
+  examiner.finish(candidates.slice(at));
+}
 
-  // Newest first, as history was walked.
-  const position = new Map(walked.order.map((commit, i) => [commit, i]));
-  excluded.sort((a, b) => (position.get(a.commit) ?? 0) - (position.get(b.commit) ?? 0));
-  const order = new Map(EXCLUSION_REASONS.map((r, i) => [r as string, i]));
-  const file: TasksFile = {
+/** The contents of tasks.json. */
+function tasksFile(
+  start: Start,
+  history: number,
+  walked: Walked,
+  examiner: Examiner,
+  ledger: Ledger,
+  github: { failed: boolean; statementNote: string },
+): TasksFile {
+  return {
     version: RESULTS_VERSION,
     kind: "tasks",
     // When GitHub failed, the next run tries again instead of reusing this file.
-    inputsKey: client?.failed ? `${key}-retry` : key,
-    repository: { head, branch },
+    inputsKey: github.failed ? `${start.key}-retry` : start.key,
+    repository: {
+      head: start.head,
+      branch: start.branch,
+      ...(start.branches.length > 1 ? { branches: start.branches } : {}),
+    },
     examined: history,
     tasks: examiner.tasks,
-    excluded,
-    counts: Object.fromEntries(
-      Object.entries(counts).sort((a, b) => (order.get(a[0]) ?? 99) - (order.get(b[0]) ?? 99)),
-    ),
-    statementNote: accessNote(setup, client, examiner.tasks),
+    // Newest first, as history was walked.
+    excluded: ledger.listed(walked.order),
+    counts: ledger.sortedCounts(),
+    leftOut: ledger.leftOut(walked.order),
+    statementNote: github.statementNote,
   };
-  if (options.signal?.aborted) throw new InterruptedError();
-  await project.results.ensure();
-  await project.results.write(TASKS_FILE, file);
+}
+
+/** The statement note, only when this run read statements or asked GitHub (a bout says it once). */
+function noteOf(file: TasksFile, examiner: Examiner, client: GithubClient | undefined) {
   const asked = examiner.tasks.length > 0 || (client?.requests ?? 0) > 0;
-  return {
-    file,
-    cached: false,
-    path,
-    ...(asked && file.statementNote ? { note: file.statementNote } : {}),
-    stats: {
-      walked: walked.walked,
-      candidates: ordered.length,
-      examined: examiner.examined,
-      blobsRead: blobs.blobsRead,
-      readers: blobs.processes,
-    },
-  };
+  return asked && file.statementNote ? { note: file.statementNote } : {};
 }
 
 /**
@@ -437,4 +325,13 @@ export async function readTasks(
       });
   }
   return file;
+}
+
+/**
+ * The runner of the repository's default branch as it is now, its configuration read from git
+ * (for `doctor`: the same reading mining does).
+ */
+export async function runnerAtHead(repo: string, language: Language): Promise<TestRunner> {
+  const head = await revParse(repo, await defaultBranch(repo));
+  return await runnerAt(languageOf(language), repo, head, new BlobReader(repo));
 }

@@ -10,13 +10,15 @@
 
 export { EXCLUSION_REASONS, type ExclusionReason } from "./classify.ts";
 export { githubAccess, statementSources } from "./access.ts";
-export { runnerAtHead } from "./runner_files.ts";
+
 export {
   mineAll,
   type MineOptions,
   type MineProgress,
   type MineResult,
   readTasks,
+  runnerAtHead,
   taskId,
   TASKS_FILE,
 } from "./mine.ts";
+export { type CommitDecision, whyCommit } from "./why.ts";

@@ -25,11 +25,19 @@ export interface ResolvedStatement {
   linkedIssue?: number;
   /** GitHub's labels on the issue and the pull request, when GitHub answered. */
   labels?: string[];
+  /** True when the text came from GitHub. */
+  fromGithub?: boolean;
+  /** Set when there is no statement anyone could act on, and says why. */
+  none?: string;
 }
 
-/** The statement from the change itself: its title, without references or how it was fixed. */
+/**
+ * The statement from the change itself: a pull request's title and description from its merge
+ * commit (cleaned), else the title alone, without references or how it was fixed. A bare merge
+ * subject is no statement.
+ */
 export function commitStatement(
-  candidate: Pick<Candidate, "title" | "body" | "reference">,
+  candidate: Pick<Candidate, "title" | "body" | "reference" | "pullRequest" | "bare">,
   site?: { api: string; repository: string },
 ): ResolvedStatement {
   const { reference } = candidate;
@@ -38,11 +46,20 @@ export function commitStatement(
     (site
       ? webUrl(site.api, site.repository, kind === "pull" ? "pull" : "issues", reference.number)
       : undefined);
-  return {
-    statement: titleStatement(candidate.title),
-    statementSource: "commit",
-    ref: { kind, number: reference.number, ...(url ? { url } : {}) },
-  };
+  const ref: Task["ref"] = { kind, number: reference.number, ...(url ? { url } : {}) };
+  if (candidate.bare) {
+    return {
+      statement: candidate.title,
+      statementSource: "commit",
+      ref,
+      none: `its only statement would be the merge subject "${candidate.title}"`,
+    };
+  }
+  const title = titleStatement(candidate.title);
+  // A merge commit's body is its pull request's description; when cleaning leaves nothing of it,
+  // the statement is the title alone, as for any commit.
+  const statement = candidate.pullRequest ? composeStatement(title, candidate.body) : title;
+  return { statement, statementSource: statement === title ? "commit" : "pull-request", ref };
 }
 
 /**
@@ -66,6 +83,7 @@ export async function githubStatement(
       statement: composeStatement(item.title, item.body),
       statementSource: "issue",
       ref: { kind: "issue", number: item.number, ...(item.url ? { url: item.url } : {}) },
+      fromGithub: true,
       ...labelsOf(item),
     };
   }
@@ -82,6 +100,7 @@ export async function githubStatement(
         statementSource: "issue",
         ref,
         linkedIssue: issue.number,
+        fromGithub: true,
         ...labelsOf(item, issue),
       };
     }
@@ -90,6 +109,7 @@ export async function githubStatement(
     statement: composeStatement(item.title, item.body),
     statementSource: "pull-request",
     ref,
+    fromGithub: true,
     ...labelsOf(item),
   };
 }

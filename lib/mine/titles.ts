@@ -50,11 +50,11 @@ const NOT_A_BUG = new RegExp(
       .raw`(?:comments?|docs?|documentation|docstrings?|readme|changelog|tests?|examples?)|spelling|` +
     String.raw`grammar|wording|docs?|documentation|docstrings?|comments?|lint(?:ing)?|linters?|` +
     String.raw`flake8|pylint|mypy|ruff|black|isort|pre-commit|ci|builds?|tests?|test\s+suite|` +
-    String.raw`testing|coverage|formatting|format|style|readme|changelog|type\s+(?:hints?|` +
-    String.raw`annotations?|checking|checks?)|typing|annotations?|warnings?|links?|examples?|` +
-    String.raw`badges?|release|packaging|setup\.py|tox|workflows?|github\s+actions|benchmarks?|` +
-    String.raw`types)\b|\b(?:typos?|spelling|docs?|documentation|docstrings?|comments?|lint|` +
-    String.raw`tests?|ci|mypy|typing|formatting|style)\s+fix(?:e[sd]|ing)?\b`,
+    String.raw`testing|coverage|formatting|format|style|readme|changelog|type\s+(?:checking|` +
+    String.raw`checks?)|warnings?|links?|examples?|badges?|release|packaging|setup\.py|tox|` +
+    String.raw`workflows?|github\s+actions|benchmarks?)\b|\b(?:typos?|spelling|docs?|` +
+    String.raw`documentation|docstrings?|comments?|lint|tests?|ci|mypy|formatting|style)\s+` +
+    String.raw`fix(?:e[sd]|ing)?\b`,
   "gi",
 );
 
@@ -70,8 +70,9 @@ const FOUND_BY_LINTER = new RegExp(
 const NOT_FIX_START =
   /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:refactor|rename|remove|deprecate|document|update|upgrade|bump|use|switch|migrate|drop|issue|emit|warn|log|export|convert|move|clean|tidy|simplify|optimi[sz]e|speed|test|docs?|ci|chore|style|typing|type)\b/i;
 
+/** "closes #12", "resolves #3": name an issue, not a bug ("fixes #12" is a fix word of its own). */
 const CLOSING_REFERENCE =
-  /\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s*(?:issues?\s*)?(?:[\w.-]+\/[\w.-]+)?#\d+/gi;
+  /\b(?:close[sd]?|resolve[sd]?)\s*:?\s*(?:issues?\s*)?(?:[\w.-]+\/[\w.-]+)?#\d+/gi;
 
 /** "error message", "exception handling": phrases about errors, not an error happening. */
 const ABOUT_ERRORS =
@@ -101,12 +102,22 @@ export function readsLikeFix(title: string): boolean {
   let text = /^\S+$/.test(title.trim()) ? title.replace(/[-_/]+/g, " ") : proseOf(title);
   if (/fix/i.test(text)) text = text.replace(NOT_A_BUG, " ");
   if (/(?:found|reported|flagged) by/i.test(text)) text = text.replace(FOUND_BY_LINTER, " ");
-  // "Implement unzip (fixes #239)": a closing keyword names the issue, not a bug.
+  // "Implement unzip (closes #239)": a closing keyword names the issue, not a bug.
   if (FEATURE_START.test(text)) text = text.replace(CLOSING_REFERENCE, " ");
   if (STRONG.test(text)) return true;
   if (!/error|exception|fail|hang|leak|mistake/i.test(text)) return false;
   const problem = text.replace(ABOUT_ERRORS, " ");
   return !FEATURE_START.test(text) && PROBLEM.test(problem);
+}
+
+/**
+ * The words of a title that say its fix is of something other than the code's behaviour ("fix
+ * typos", "fix: CI workflow", "fix issues found by flake8"), if any: they outweigh a `fix:` type.
+ */
+export function fixesNoBug(title: string): string | undefined {
+  const prose = proseOf(title);
+  if (!/fix|found|reported|flagged/i.test(prose)) return undefined;
+  return (prose.match(NOT_A_BUG) ?? prose.match(FOUND_BY_LINTER))?.[0].trim();
 }
 
 /** True for `Revert "..."` commits: undoing a fix is not a fix. */
@@ -124,6 +135,11 @@ export interface ChangeText {
   pullRequest?: number;
   /** The merged branch, for merge commits that name one. */
   branch?: string;
+  /**
+   * True when the title is a bare merge subject ("Merge pull request #29 from user/fix-types",
+   * "Merge branch 'x'"): it says nothing of the change but the branch's name.
+   */
+  bare?: boolean;
 }
 
 const GITHUB_MERGE = /^Merge pull request #(\d+) from ([^\s]+)\s*$/;
@@ -152,10 +168,23 @@ export function changeText(message: string): ChangeText {
         body: end < 0 ? "" : body.slice(end + 1).replace(/^\n+/, "").trimEnd(),
         pullRequest: Number(github[1]),
         branch,
+        ...(title ? {} : { bare: true }),
       };
     }
     const local = subject.match(BRANCH_MERGE);
-    if (local) return { title: subject.trim(), body, branch: local[1] };
+    if (local) return { title: subject.trim(), body, branch: local[1], bare: true };
+  }
+  // A subject wrapped onto the next lines with no blank line between (old Mercurial-era
+  // commits: "fixed a problem with call blocks that\nhave an argument ... [#360]."): one title.
+  const next = eol < 0 ? "" : normalised.slice(eol + 1);
+  if (next && /^[a-z`(\[]/.test(next) && !/[.!?:)]\s*$/.test(subject)) {
+    const end = next.search(/\n\s*\n|$/);
+    const wrapped = next.slice(0, end).split("\n").slice(0, 3);
+    const rest = next.slice(0, end).split("\n").slice(3).join("\n") + next.slice(end);
+    return {
+      title: [subject, ...wrapped].map((l) => l.trim()).join(" "),
+      body: rest.replace(/^\n+/, "").trimEnd(),
+    };
   }
   return { title: subject.trim(), body };
 }
@@ -166,8 +195,83 @@ export function changeText(message: string): ChangeText {
  */
 export function changeReadsLikeFix(text: ChangeText): boolean {
   if (isRevert(text.title)) return false;
-  if (readsLikeFix(text.title)) return true;
+  if (!text.bare && readsLikeFix(text.title)) return true;
   const title = proseOf(text.title);
-  return text.branch !== undefined && !FEATURE_START.test(title) && !NOT_FIX_START.test(title) &&
+  return text.branch !== undefined && !ADD_START.test(title) && !NOT_FIX_START.test(title) &&
     readsLikeFix(text.branch.replace(/[-_/]+/g, " "));
+}
+
+/**
+ * Titles that say they add something: a branch's fix words do not make them fixes ("Add X" from
+ * `fix/x`). Fewer than {@linkcode FEATURE_START}: "Raise GrammarError for ..." from
+ * `fix/declare-rule-name-crash` is the fix of a crash.
+ */
+const ADD_START =
+  /^\s*(?:\w+(?:\([^)]*\))?:\s*)?(?:add(?:s|ed)?|allow(?:s|ed)?|support(?:s|ed)?|implement(?:s|ed)?|introduce[sd]?|enable[sd]?|expose[sd]?|provide[sd]?|new|feat(?:ure)?)\b/i;
+
+/** What a conventional-commit type (`fix:`, `feat(parser)!:`, `refactor:`) says a change is. */
+export interface CommitType {
+  /** The type as written, with its `!` (`feat!`). */
+  type: string;
+  /** A bug fix, a feature, or something else that fixes no bug (a refactor, docs, tests, ...). */
+  says: "bug" | "feature" | "other";
+}
+
+const COMMIT_TYPE = /^\s*([A-Za-z]+)(?:\([^)]*\))?(!)?:\s+\S/;
+const TYPE_SAYS: Record<string, CommitType["says"]> = {
+  fix: "bug",
+  fixes: "bug",
+  fixed: "bug",
+  bugfix: "bug",
+  hotfix: "bug",
+  bug: "bug",
+  feat: "feature",
+  feature: "feature",
+  refactor: "other",
+  chore: "other",
+  docs: "other",
+  doc: "other",
+  test: "other",
+  tests: "other",
+  ci: "other",
+  build: "other",
+  style: "other",
+  perf: "other",
+  deps: "other",
+  release: "other",
+  wip: "other",
+  typing: "other",
+  types: "other",
+  lint: "other",
+};
+
+/**
+ * The conventional-commit type a title starts with, when it names one of the known types
+ * (`fix`, `feat`, `refactor`, `chore`, `docs`, `test`, `perf`, ...); a component prefix such as
+ * `parser: ...` is no type.
+ */
+export function commitType(title: string): CommitType | undefined {
+  const m = title.match(COMMIT_TYPE);
+  if (!m) return undefined;
+  const says = TYPE_SAYS[m[1].toLowerCase()];
+  return says ? { type: `${m[1].toLowerCase()}${m[2] ?? ""}`, says } : undefined;
+}
+
+/**
+ * The words that kept a title from reading like a fix, in a few words (`"fix typos" fixes no
+ * bug`, `starts with "Add"`); undefined when it simply has no fix word.
+ */
+export function notFixWords(text: ChangeText): string | undefined {
+  if (text.bare) return "a bare merge subject";
+  const prose = /^\S+$/.test(text.title.trim())
+    ? text.title.replace(/[-_/]+/g, " ")
+    : proseOf(text.title);
+  // Cheap looks first: most titles are none of these.
+  const phrase = /fix|found|reported|flagged/i.test(prose) ? fixesNoBug(prose) : undefined;
+  if (phrase) return `"${phrase}" fixes no bug`;
+  const start = prose.match(FEATURE_START);
+  if (start) return `starts with "${start[0].trim()}"`;
+  const about = /error|exception/i.test(prose) ? prose.match(ABOUT_ERRORS) : null;
+  if (about) return `"${about[0]}" is about errors, not one`;
+  return undefined;
 }

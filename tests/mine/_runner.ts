@@ -13,7 +13,7 @@ import { Project } from "../../lib/project.ts";
 export async function loadAs(
   dir: string,
   home: string,
-  language: "go" | "node" | "python",
+  language: string,
   extra = "",
 ): Promise<Project> {
   const source = language === "python" ? 'source = "src"\n' : "";

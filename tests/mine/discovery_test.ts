@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { compareOutlines, outlineTests } from "../../lib/mine/python_tests.ts";
+import { compareOutlines, outlineTests } from "../../lib/lang/python/mod.ts";
 import { run } from "../../lib/proc.ts";
 import { configChangedLate, gapToml, hiddenTests } from "../fixtures/gaps.ts";
 import { mineHistory } from "./_history.ts";

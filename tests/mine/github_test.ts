@@ -89,7 +89,10 @@ Deno.test("a rate limit longer than the budget stops requests and falls back to 
   });
   await s.reconfigure({ github: "acme/textkit", githubApi: server.url });
   const { file } = await mineAll(s.project, { env: NO_TOKENS, github: { maxWaitMs: 1000 } });
-  ok(file.tasks.every((t) => t.statementSource === "commit"));
+  // From the commits: their titles, or a merge commit's pull request title and description.
+  ok(
+    file.tasks.every((t) => t.statementSource === "commit" || t.statementSource === "pull-request"),
+  );
   ok(server.requests.length <= 4, `stopped asking (${server.requests.length} requests)`);
   match(file.statementNote!, /rate limit ran out/);
   match(file.statementNote!, /GITHUB_TOKEN/);
@@ -99,7 +102,10 @@ Deno.test("when GitHub cannot be reached, statements come from commits and the n
   await using s = await miningSetup(buildDemo);
   await s.reconfigure({ github: "acme/textkit", githubApi: CLOSED_PORT });
   const { file } = await mineAll(s.project, { env: NO_TOKENS });
-  ok(file.tasks.every((t) => t.statementSource === "commit"));
+  // From the commits: their titles, or a merge commit's pull request title and description.
+  ok(
+    file.tasks.every((t) => t.statementSource === "commit" || t.statementSource === "pull-request"),
+  );
   match(file.statementNote!, /could not be reached \(http:\/\/127\.0\.0\.1:1: /);
   // A token would not help: the note says what would.
   match(file.statementNote!, /check the network and \[project\] github-api\.$/);

@@ -1,11 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { findAddedTests } from "../../lib/mine/added_tests.ts";
-import {
-  firstParentHistory,
-  parseLog,
-  parseNameStatus,
-  unquotePath,
-} from "../../lib/mine/history.ts";
+import { findAddedTests } from "../../lib/lang/python/mod.ts";
+import { firstParentHistory, parseLog, parseNameStatus, unquotePath } from "../../lib/history.ts";
 import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 import { RepoBuilder } from "../../lib/demo/repo.ts";
 

@@ -51,7 +51,10 @@ Deno.test("mineAll turns bugshop's fixes into exactly the tasks its manifest exp
       },
       fix.key,
     );
-    equal(task.statementSource, "commit");
+    // Offline, a pull request's merge commit gives the pull request's own title and description
+    // (the title alone when its cleaned description is empty).
+    const offline = fix.shape === "merge" ? ["commit", "pull-request"] : ["commit"];
+    ok(offline.includes(task.statementSource), fix.key);
   }
   equal(file.examined, 25);
   equal(file.repository.head, s.fixture.head);
@@ -91,8 +94,13 @@ Deno.test("a pull request's merge commit is judged by its diff against the first
   const zero = file.tasks.find((t) => t.id === "pr-75")!;
   deepEqual(zero.ref, { kind: "pull", number: 75 });
   equal(zero.title, "Handle restocking zero units");
-  // Offline, the statement is the title alone: the description often says how it was fixed.
-  equal(zero.statement, "Handle restocking zero units");
+  // Offline, the statement is the pull request's title and description from its merge commit,
+  // cleaned (a commit's own body, which often says how it was fixed, is never used).
+  equal(
+    zero.statement,
+    "Handle restocking zero units\n\n" +
+      "Restocking 0 units of a new SKU created an empty entry that showed up in skus().",
+  );
 });
 
 Deno.test("fixes from before the package moved to src/ count, with where the package was at B", async () => {

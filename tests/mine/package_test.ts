@@ -1,8 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { sortFiles } from "../../lib/mine/classify.ts";
-import type { PathChange } from "../../lib/mine/history.ts";
+import { sortFiles } from "../../lib/lang/python/mod.ts";
+import type { PathChange } from "../../lib/history.ts";
 import { pythonPathFor } from "../../lib/lang/python/layout.ts";
-import { inPackage, packageBefore, PackageTracker } from "../../lib/mine/package.ts";
+import { inPackage, packageBefore, PackageTracker } from "../../lib/lang/python/mod.ts";
 import { DEFAULT_RULES } from "../../lib/lang/python/pytest_rules.ts";
 
 const R = (oldPath: string, path: string): PathChange => ({ status: "R", oldPath, path });

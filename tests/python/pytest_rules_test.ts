@@ -6,7 +6,7 @@ import {
   pytestRules,
   testPathspecs,
 } from "../../lib/lang/python/pytest_rules.ts";
-import { addedTestFunctions, testFunctions } from "../../lib/mine/python_tests.ts";
+import { addedTestFunctions, testFunctions } from "../../lib/lang/python/mod.ts";
 import { run } from "../../lib/proc.ts";
 
 Deno.test("isTestModule follows python_files, by name or by path", () => {

@@ -10,7 +10,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { BugboutError } from "../../lib/errors.ts";
 import { gitRun } from "../../lib/git.ts";
-import { findAddedTests } from "../../lib/mine/added_tests.ts";
+import { findAddedTests } from "../../lib/lang/python/mod.ts";
 import {
   ensureTestEnv,
   type EnvRequest,

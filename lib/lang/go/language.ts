@@ -9,6 +9,8 @@ import { perTreeTools } from "../tools.ts";
 import { goChecks } from "./doctor.ts";
 import type { LanguageSpec } from "../types.ts";
 import { goAgentEnv } from "./agent.ts";
+import { openRunnerMiner } from "../mining.ts";
+import { GO_MINING } from "./mining.ts";
 import { detectGo } from "./detect.ts";
 import { goRunner } from "./runner.ts";
 
@@ -35,4 +37,7 @@ export const go: LanguageSpec = {
     tests: "Go tests (`go test`) in `_test.go` files",
     within: "test files",
   }),
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: (context) => openRunnerMiner(go, context, GO_MINING),
 };

@@ -10,6 +10,8 @@ import { perTreeTools } from "../tools.ts";
 import { nodeChecks } from "./doctor.ts";
 import type { LanguageSpec } from "../types.ts";
 import { nodeAgentEnv } from "./agent.ts";
+import { openRunnerMiner } from "../mining.ts";
+import { NODE_MINING } from "./mining.ts";
 import { detectNode } from "./detect.ts";
 import { openNodeRunner } from "./runner.ts";
 
@@ -36,4 +38,7 @@ export const node: LanguageSpec = {
     tests: `${runner} tests in test files`,
     within: "test files",
   }),
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: (context) => openRunnerMiner(node, context, NODE_MINING),
 };

@@ -12,6 +12,7 @@ import type { LanguageSpec, PromptWords } from "../types.ts";
 import { identOf, pythonRunner, pythonTestGlobs } from "./runner.ts";
 import { pythonTools } from "./tools.ts";
 import { newApiNames, packageNameOf, pythonConfigRefusal, pythonTruthAdvice } from "./truth.ts";
+import { openPythonMiner } from "./mining.ts";
 
 /** Python and pytest. */
 export const python: LanguageSpec = {
@@ -47,4 +48,7 @@ export const python: LanguageSpec = {
   truthAdvice: (task) => pythonTruthAdvice(packageNameOf(task)),
   configRefusal: pythonConfigRefusal,
   newApiNames,
+
+  // -- Mining ---------------------------------------------------------------------------------
+  openMiner: openPythonMiner,
 };

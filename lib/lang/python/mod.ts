@@ -96,3 +96,8 @@ export {
   type Layout,
   pythonPathFor,
 } from "./layout.ts";
+
+// -- Mining -----------------------------------------------------------------------------------
+export { findAddedTests } from "./added_tests.ts";
+export { openPythonMiner, type SortedFiles, sortFiles } from "./mining.ts";
+export { inPackage, packageBefore, PackageTracker } from "./package.ts";

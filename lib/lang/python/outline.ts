@@ -472,7 +472,7 @@ function containsTestClass(unit: Unit, rules: PytestRules): boolean {
  * the base is one; collection says for sure.
  */
 export function outlineTests(source: string, rules: PytestRules = DEFAULT_RULES): TestOutline {
-  const lines = source.replace(/\r\n?/g, "\n").split("\n");
+  const lines = (source.includes("\r") ? source.replace(/\r\n?/g, "\n") : source).split("\n");
   const top = flatten(blocks(lines));
   const classes = new Map<string, Unit>();
   const indexClasses = (units: Unit[]) => {

@@ -2,18 +2,24 @@
  * Which tests each candidate fix added or changed: one `git log -p -U0` per batch of candidates
  * says which lines of their test modules changed, and each module is read after the change
  * straight from git's object store (each blob once, however many candidates share it) and mapped
- * onto its tests (see `python_tests.ts`). A new module's tests are all new.
+ * onto its tests (see `outline.ts`). A new module's tests are all new.
  *
  * Requires `--allow-run=git`.
  *
  * @module
  */
 
-import { gitLineBatches } from "../git.ts";
-import { unquotePath } from "./history.ts";
-import { isTestModule, type PytestRules } from "../lang/python/mod.ts";
-import { BlobReader } from "./blobs.ts";
-import { type Change, LOG_FORMAT, LogParser, type PathChange } from "./history.ts";
+import { BlobReader } from "../../blobs.ts";
+import { gitLineBatches } from "../../git.ts";
+import {
+  type Change,
+  hunkLogArgs,
+  LOG_FORMAT,
+  LogParser,
+  type PathChange,
+  unquotePath,
+} from "../../history.ts";
+import type { AddedTests, ObjectReader } from "../types.ts";
 import {
   changedByHunks,
   compareOutlines,
@@ -21,19 +27,9 @@ import {
   type ModuleHunks,
   outlineTests,
   type TestOutline,
-} from "./python_tests.ts";
-
-/** The tests one change added or changed, and the test modules it changed. */
-export interface AddedTests {
-  /** Test modules added or changed (paths at G). */
-  testFiles: string[];
-  /** Tests added or changed, as `path::name` or `path::Class::name`, module by module. */
-  newTests: string[];
-  /** Those of them that are new. */
-  addedTests: string[];
-  /** Modules whose tests static reading cannot all tell (collection decides), and why. */
-  unsure: { file: string; why: string }[];
-}
+} from "./outline.ts";
+import { pythonMarks } from "./marks.ts";
+import { isTestModule, type PytestRules } from "./pytest_rules.ts";
 
 /** What {@linkcode TestReader.examine} needs of a change. */
 export interface TestChangeSet {
@@ -45,6 +41,11 @@ export interface TestChangeSet {
   testChanges: readonly PathChange[];
   /** The discovery rules in force at G. */
   rules: PytestRules;
+  /**
+   * Those of its changed modules that pytest collects only if a collected module imports them
+   * (`python_files = "__main__.py"`, whose `tests/__main__.py` imports the test classes).
+   */
+  imported?: readonly string[];
 }
 
 /** Reads and compares test modules, each blob and each outline at most once. */
@@ -52,10 +53,10 @@ export class TestReader {
   #outlines = new Map<string, TestOutline | null>();
   #reading = new Map<string, Promise<Map<string, ModuleHunks>>>();
   /** The blobs behind it. */
-  readonly blobs: BlobReader;
+  readonly blobs: ObjectReader;
 
   /** A reader over `blobs` (shared with whatever else reads files of the same repository). */
-  constructor(blobs: BlobReader) {
+  constructor(blobs: ObjectReader) {
     this.blobs = blobs;
   }
 
@@ -64,7 +65,8 @@ export class TestReader {
     const after = f.newBlob ?? `${set.commit}:${f.path}`;
     if (f.status === "A" || f.status === "C") return { before: null, after };
     const oldPath = f.oldPath ?? f.path;
-    if (!isTestModule(oldPath, set.rules)) return { before: null, after };
+    const was = isTestModule(oldPath, set.rules) || set.imported?.includes(f.path);
+    if (!was) return { before: null, after };
     return { before: f.oldBlob ?? `${set.parent}:${oldPath}`, after };
   }
 
@@ -95,6 +97,9 @@ export class TestReader {
       const diffed = new Set<string>();
       const paths = new Set<string>();
       for (const set of sets) {
+        for (const path of set.imported ?? []) {
+          names.push(...collectorsOf(path, set.rules).map((c) => `${set.commit}:${c}`));
+        }
         for (const f of set.testChanges) {
           const sides = this.#sides(set, f);
           names.push(sides.after);
@@ -125,6 +130,7 @@ export class TestReader {
         const sides = this.#sides(set, f);
         const after = this.#outline(sides.after, set.rules);
         if (!after) continue;
+        if (set.imported?.includes(f.path) && !this.#collected(set, f.path, after)) continue;
         found.testFiles.push(f.path);
         if (sides.before === sides.after) continue; // renamed as it was: nothing changed
         const module = sides.before ? hunks.get(`${set.commit}\u0000${f.path}`) : undefined;
@@ -133,8 +139,14 @@ export class TestReader {
           : sides.before
           ? { changed: [], added: [] }
           : compareOutlines(null, after);
-        found.newTests.push(...changes.changed.map((id) => `${f.path}::${id}`));
+        const ids = changes.changed.map((id) => `${f.path}::${id}`);
+        found.newTests.push(...ids);
         found.addedTests.push(...changes.added.map((id) => `${f.path}::${id}`));
+        if (ids.length) {
+          const marks = pythonMarks(this.blobs.cached(sides.after) ?? "", ids, after);
+          (found.skipped ??= []).push(...marks.skipped);
+          (found.typeOnly ??= []).push(...marks.typeOnly);
+        }
         if ("unsure" in changes && changes.unsure) {
           found.unsure.push({ file: f.path, why: changes.unsure });
         }
@@ -143,22 +155,21 @@ export class TestReader {
     });
   }
 
+  /**
+   * Whether pytest collects the tests of a module it finds only through an import: it has tests,
+   * and a collected module beside it or above it imports it.
+   */
+  #collected(set: TestChangeSet, path: string, outline: TestOutline): boolean {
+    if (outline.tests.length === 0 && outline.dynamic.size === 0) return false;
+    return collectorsOf(path, set.rules).some((collector) => {
+      const text = this.blobs.cached(`${set.commit}:${collector}`);
+      return text !== undefined && importsModule(text, collector, path);
+    });
+  }
+
   /** The `-U0` hunks of `paths` in each of `commits`, against the first parent. */
   async #hunks(commits: string[], paths: string[]): Promise<Map<string, ModuleHunks>> {
-    const args = [
-      "log",
-      "--no-walk=unsorted",
-      "--diff-merges=first-parent",
-      "-p",
-      "-U0",
-      "--no-renames",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--format=%x1e%H",
-      ...commits,
-      "--",
-      ...paths.map((p) => `:(literal)${p}`),
-    ];
+    const args = hunkLogArgs(commits, paths);
     const parser = new HunkParser();
     const signal = this.blobs.signal;
     for await (const lines of gitLineBatches(args, { cwd: this.blobs.repo, signal })) {
@@ -166,6 +177,40 @@ export class TestReader {
     }
     return parser.found;
   }
+}
+
+/**
+ * The modules that may import `path` and that pytest collects by a literal `python_files` name
+ * (`tests/__main__.py` for `tests/test_trees.py` under `python_files = "__main__.py"`): in its
+ * directory and every directory above it.
+ */
+export function collectorsOf(path: string, rules: PytestRules): string[] {
+  const literal = rules.files.filter((p) => !/[*?[]/.test(p));
+  const dirs: string[] = [];
+  for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+    dirs.push(path.slice(0, at));
+  }
+  dirs.push("");
+  return dirs.flatMap((dir) => literal.map((name) => (dir ? `${dir}/${name}` : name)))
+    .filter((c) => c !== path);
+}
+
+/**
+ * Whether the module at `from` imports the module at `path`: `from .test_trees import TestTrees`,
+ * `from tests.test_trees import *`, `import tests.test_trees`, `from . import test_trees`.
+ */
+export function importsModule(text: string, from: string, path: string): boolean {
+  const dir = from.includes("/") ? from.slice(0, from.lastIndexOf("/") + 1) : "";
+  if (!path.startsWith(dir)) return false;
+  const dotted = path.slice(dir.length).replace(/(?:\/__init__)?\.py$/, "").split("/");
+  const name = dotted.at(-1)!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const tail = dotted.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\.");
+  const statement = new RegExp(
+    String.raw`^\s*(?:from\s+(?:[\w.]*\.|\.+)?${tail}\s+import\b|import\s+(?:[\w.]+\.)?${tail}\b|` +
+      String.raw`from\s+\.+\s+import\s+(?:\(\s*)?(?:[\w\s,]*,\s*)?${name}\b)`,
+    "m",
+  );
+  return statement.test(text);
 }
 
 /** Reads `git log -p -U0` output into each commit's and file's hunks (paths after the change). */

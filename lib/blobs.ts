@@ -8,7 +8,7 @@
  * @module
  */
 
-import { gitRun } from "../git.ts";
+import { gitRun } from "./git.ts";
 
 const HEADER = /^([0-9a-f]{40,64}) (\w+) (\d+)$/;
 

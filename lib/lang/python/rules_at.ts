@@ -9,15 +9,10 @@
  * @module
  */
 
-import { git } from "../git.ts";
-import {
-  CONFIG_FILES,
-  DEFAULT_RULES,
-  type PytestRules,
-  rulesFromFile,
-} from "../lang/python/mod.ts";
-import type { BlobReader } from "./blobs.ts";
-import type { PathChange } from "./history.ts";
+import { git } from "../../git.ts";
+import type { PathChange } from "../../history.ts";
+import type { ObjectReader } from "../types.ts";
+import { CONFIG_FILES, DEFAULT_RULES, type PytestRules, rulesFromFile } from "./pytest_rules.ts";
 
 const CONFIG = new Set(CONFIG_FILES);
 
@@ -96,7 +91,7 @@ export class RulesHistory {
    * The rules of a configuration right away, when every file it names has been read already;
    * undefined when some file still has to be read.
    */
-  known(key: string, reader: BlobReader): PytestRules | undefined {
+  known(key: string, reader: ObjectReader): PytestRules | undefined {
     const known = this.#rules.get(key);
     if (known) return known;
     const names = this.#names(key);
@@ -143,7 +138,7 @@ export class RulesHistory {
    * The rules of a configuration `step` returned, its files read with `reader` (each file parsed
    * once, each configuration decided once).
    */
-  async rules(key: string, reader: BlobReader): Promise<PytestRules> {
+  async rules(key: string, reader: ObjectReader): Promise<PytestRules> {
     const known = this.#rules.get(key);
     if (known) return known;
     const names = this.#names(key);

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { PathChange } from "./history.ts";
+import type { PathChange } from "../../history.ts";
 
 /** True when `path` belongs to the package at `dir` (a directory, or a module `x.py`). */
 export function inPackage(path: string, dir: string): boolean {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { gitLineBatches } from "../git.ts";
+import { gitLineBatches, gitRun } from "./git.ts";
 
 /** One file a change touched, relative to its first parent. */
 export interface PathChange {
@@ -287,6 +287,12 @@ export interface HistoryOptions {
   signal?: AbortSignal;
   /** Only changes after this date (`git log --since`). */
   since?: Date;
+  /**
+   * Read git's output through a pipe as it comes, for a reader that may stop early; by default
+   * git writes it to a temporary file read once it is done (a pipe of a log that git writes a
+   * commit at a time costs more to drain than the log costs to make).
+   */
+  stream?: boolean;
 }
 
 /**
@@ -312,12 +318,53 @@ export async function* firstParentBatches(
     "--",
   ];
   const parser = new LogParser();
-  for await (const lines of gitLineBatches(args, { cwd: repo, signal: options.signal })) {
-    const done = parser.push(lines);
+  const lines = options.stream
+    ? gitLineBatches(args, { cwd: repo, signal: options.signal })
+    : gitFileLines(args, { cwd: repo, signal: options.signal });
+  for await (const batch of lines) {
+    const done = parser.push(batch);
     if (done.length) yield done;
   }
   const last = parser.end();
   if (last.length) yield last;
+}
+
+/**
+ * Run a `git log` that writes its output to a temporary file (`--output`), then read the file a
+ * large chunk at a time, as batches of lines.
+ */
+export async function* gitFileLines(
+  args: readonly string[],
+  options: { cwd: string; signal?: AbortSignal },
+): AsyncGenerator<string[]> {
+  const file = await Deno.makeTempFile({ prefix: "bugbout-log-" });
+  try {
+    const at = args.indexOf("--");
+    const withOutput = at < 0
+      ? [...args, `--output=${file}`]
+      : [...args.slice(0, at), `--output=${file}`, ...args.slice(at)];
+    await gitRun(withOutput, { cwd: options.cwd, signal: options.signal });
+    using handle = await Deno.open(file);
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(4 * 1024 * 1024);
+    let rest = "";
+    for (;;) {
+      const n = await handle.read(buffer);
+      if (n === null) break;
+      const text = rest + decoder.decode(buffer.subarray(0, n), { stream: true });
+      const last = text.lastIndexOf("\n");
+      if (last < 0) {
+        rest = text;
+        continue;
+      }
+      rest = text.slice(last + 1);
+      yield text.slice(0, last).split("\n");
+    }
+    rest += decoder.decode();
+    if (rest) yield [rest];
+  } finally {
+    await Deno.remove(file).catch(() => {}); // a temporary file: gone already is fine
+  }
 }
 
 /** {@linkcode firstParentBatches}, one change at a time. */
@@ -327,4 +374,26 @@ export async function* firstParentHistory(
   options: HistoryOptions = {},
 ): AsyncGenerator<Change> {
   for await (const batch of firstParentBatches(repo, rev, options)) yield* batch;
+}
+
+/**
+ * The `git log` arguments that print the `-U0` hunks of `paths` in each of `commits` against its
+ * first parent (a merge commit's as its pull request brought them in), each commit's after a line
+ * `\x1e<sha>`.
+ */
+export function hunkLogArgs(commits: readonly string[], paths: readonly string[]): string[] {
+  return [
+    "log",
+    "--no-walk=unsorted",
+    "--diff-merges=first-parent",
+    "-p",
+    "-U0",
+    "--no-renames",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--format=%x1e%H",
+    ...commits,
+    "--",
+    ...paths.map((p) => `:(literal)${p}`),
+  ];
 }

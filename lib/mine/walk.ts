@@ -1,0 +1,211 @@
+/**
+ * The walk: first-parent history once, newest first, each change stepped over by its language's
+ * miner, screened by the rules that need only its message and file names, and — if it passes —
+ * sorted into source and test files as of that commit: right away when the miner knows how (most
+ * changes stand under HEAD's configuration), else a few dozen at a time after one read of what
+ * the miner needs first. As soon as the `limit` newest candidates are known, their test files are
+ * read while the walk goes on.
+ *
+ * Requires `--allow-run=git`.
+ *
+ * @module
+ */
+
+import type { BlobReader } from "../blobs.ts";
+import { type Change, firstParentBatches } from "../history.ts";
+import type { ChangeMiner } from "../lang/mod.ts";
+import { type Candidate, classifyFiles, screenChange, type Screened } from "./classify.ts";
+import type { Ledger } from "./ledger.ts";
+
+/** What the walk needs. */
+export interface WalkOptions {
+  /** The repository. */
+  repo: string;
+  /** Where the walk starts. */
+  head: string;
+  /** The project's language's miner. */
+  miner: ChangeMiner;
+  /** Reads what the miner needs. */
+  objects: BlobReader;
+  /** `[tasks] since`. */
+  since?: Date;
+  /** `[tasks] max-source-files`. */
+  maxSourceFiles: number;
+  /** `[tasks] limit`: how many candidates to read ahead while walking. */
+  limit: number;
+  /** The GitHub `owner/name`, to ignore references to other repositories. */
+  slug?: string;
+  /** Where left-out changes go. */
+  ledger: Ledger;
+  /** Start reading what examining the first candidates needs. */
+  prefetch(batch: readonly Candidate[]): void;
+  /** Commits another branch's walk read already: the walk ends at the first of them. */
+  stopAt?: ReadonlySet<string>;
+  /** Called every 5,000 commits walked. */
+  onProgress?(walked: number): void;
+  /** Stop early. */
+  signal?: AbortSignal;
+}
+
+/** What the walk found. */
+export interface Walked {
+  /** Commits walked. */
+  walked: number;
+  /** Every commit walked, newest first. */
+  order: string[];
+  /** The candidates, newest first. */
+  candidates: Candidate[];
+}
+
+/** A screened change, its place in the walk and where its miner says it stands. */
+interface Survivor {
+  screened: Screened;
+  at: unknown;
+  index: number;
+}
+
+/** Sorts survivors as their miner can, and reads ahead once the first `limit` are known. */
+class Sorter {
+  readonly found: { index: number; candidate: Candidate }[] = [];
+  #pending: Survivor[] = [];
+  #inflight: Survivor[] = [];
+  #prefetched = false;
+  #flushing: Promise<void> | undefined;
+
+  constructor(readonly options: WalkOptions) {}
+
+  add(survivor: Survivor): void {
+    if (this.options.miner.needs(survivor.at).length === 0) this.#sort(survivor);
+    else this.#pending.push(survivor);
+    this.#startFirstBatch();
+    if (!this.#prefetched && !this.#flushing && this.#pending.length >= 32) this.#flush();
+  }
+
+  /** Once the walk is over: sort every survivor still waiting. */
+  async finish(): Promise<Candidate[]> {
+    while (this.#flushing) await this.#flushing;
+    const { miner, objects } = this.options;
+    await objects.read(this.#pending.flatMap((s) => miner.needs(s.at)));
+    for (const survivor of this.#pending) this.#sort(survivor);
+    this.#pending = [];
+    return this.found.sort((a, b) => a.index - b.index).map((c) => c.candidate);
+  }
+
+  #sort(survivor: Survivor): void {
+    const { screened, index } = survivor;
+    const { miner, ledger, maxSourceFiles } = this.options;
+    const sorted = miner.sort(screened.change, survivor.at);
+    const result = classifyFiles(screened, sorted, { maxSourceFiles });
+    if (result.kind === "candidate") this.found.push({ index, candidate: result.candidate });
+    else {
+      ledger.exclude(
+        { commit: screened.change.commit, title: result.title },
+        result.reason,
+        result.detail,
+      );
+    }
+  }
+
+  /**
+   * The first batch is the `limit` newest candidates; it is settled once no survivor newer than
+   * the last of them waits to be sorted. Then its test files are read while the walk goes on.
+   */
+  #startFirstBatch(): void {
+    const { limit } = this.options;
+    if (this.#prefetched || this.found.length < limit) return;
+    this.found.sort((a, b) => a.index - b.index);
+    const last = this.found[limit - 1].index;
+    if ([...this.#inflight, ...this.#pending].some((s) => s.index < last)) return;
+    this.#prefetched = true;
+    this.options.prefetch(this.found.slice(0, limit).map((c) => c.candidate));
+  }
+
+  /** Sort the waiting survivors after one read of what they need (each read is a process). */
+  #flush(): void {
+    const { miner, objects } = this.options;
+    this.#inflight = this.#pending;
+    this.#pending = [];
+    this.#flushing = (async () => {
+      await objects.read(this.#inflight.flatMap((s) => miner.needs(s.at)));
+      for (const survivor of this.#inflight) this.#sort(survivor);
+    })().finally(() => {
+      this.#inflight = [];
+      this.#flushing = undefined;
+      this.#startFirstBatch();
+      if (!this.#prefetched && this.#pending.length) this.#flush();
+    });
+    this.#flushing.catch(() => {}); // awaited by finish()
+  }
+}
+
+/**
+ * Walk history once, newest first, applying the rules that need only messages and file names,
+ * and sorting each change that passes them as soon as its miner can.
+ */
+export async function walkHistory(options: WalkOptions): Promise<Walked> {
+  const { miner, ledger, since } = options;
+  const sorter = new Sorter(options);
+  const walked: Walked = { walked: 0, order: [], candidates: [] };
+  const step = (change: Change): boolean => {
+    if (options.stopAt?.has(change.commit)) return false;
+    walked.walked++;
+    walked.order.push(change.commit);
+    if (walked.walked % 5000 === 0) options.onProgress?.(walked.walked);
+    const at = miner.step(change);
+    if (since && change.time * 1000 < since.getTime()) {
+      ledger.count("before-since");
+      return true;
+    }
+    const result = screenChange(change, { slug: options.slug });
+    if (result.kind === "candidate") {
+      sorter.add({ screened: result.candidate, at, index: walked.walked });
+    } else {
+      ledger.exclude({ commit: change.commit, title: result.title }, result.reason, result.detail);
+    }
+    return true;
+  };
+  const batches = firstParentBatches(options.repo, options.head, {
+    signal: options.signal,
+    since,
+    // A branch whose walk ends where it joins one walked already reads as it goes.
+    stream: options.stopAt !== undefined && options.stopAt.size > 0,
+  });
+  walk: for await (const batch of batches) {
+    for (const change of batch) if (!step(change)) break walk;
+  }
+  walked.candidates = await sorter.finish();
+  return walked;
+}
+
+/** What {@linkcode walkBranches} needs beside each branch's tip and miner. */
+export type BranchWalkOptions = Omit<WalkOptions, "head" | "miner" | "stopAt">;
+
+/**
+ * Walk each branch's first-parent history in turn, each until it reaches a commit an earlier
+ * branch's walk read (where the histories join), with the branch's own miner; the candidates of
+ * all, newest first (by commit time; the earlier branch's first on a tie).
+ */
+export async function walkBranches(
+  branches: readonly { head: string; miner: ChangeMiner }[],
+  options: BranchWalkOptions,
+): Promise<Walked & { first: number }> {
+  const seen = new Set<string>();
+  const all: Walked & { first: number } = { walked: 0, order: [], candidates: [], first: 0 };
+  for (const [i, branch] of branches.entries()) {
+    const walked = await walkHistory({
+      ...options,
+      head: branch.head,
+      miner: branch.miner,
+      stopAt: seen,
+      // Only the first branch's newest candidates are the first batch to read ahead.
+      prefetch: i === 0 ? options.prefetch : () => {},
+    });
+    if (i === 0) all.first = walked.walked;
+    for (const commit of walked.order) seen.add(commit);
+    all.walked += walked.walked;
+    all.order.push(...walked.order);
+    all.candidates.push(...walked.candidates);
+  }
+  if (branches.length > 1) all.candidates.sort((a, b) => b.time - a.time);
+  return all;
+}

@@ -1,0 +1,108 @@
+/**
+ * Several first-parent histories (issue #23, class 7, the shape of pallets' projects): fixes land
+ * on a maintenance branch `stable`, which is merged into `main` now and then, so `main`'s own
+ * history holds only merges of many fixes at once. `[tasks] branches = ["main", "stable"]` mines
+ * both; the same change landed on both (a backport) is one task; and without the setting,
+ * `bugbout tasks` says that `stable` holds the fixes.
+ *
+ * @module
+ */
+
+import { deepEqual, equal, match } from "node:assert/strict";
+import { join } from "node:path";
+import { git } from "../../lib/git.ts";
+import { mineAll } from "../../lib/mine/mod.ts";
+import { tempDir } from "../python/_shared.ts";
+import { Project } from "../../lib/project.ts";
+import { commitOnTop } from "./_runner.ts";
+import { NO_TOKENS } from "./_setup.ts";
+
+const FIXES = 10;
+
+/** The project of `dir`, its package `shop/`, with `extra` in `bugbout.toml`. */
+async function load(dir: string, home: string, extra = ""): Promise<Project> {
+  await Deno.writeTextFile(join(dir, "bugbout.toml"), `[project]\nsource = "shop"\n${extra}`);
+  return await Project.load(dir, { home });
+}
+
+/** The history: `main` and `stable`, and the commits the test names. */
+async function maintenanceBranch(dir: string) {
+  await Deno.mkdir(dir, { recursive: true });
+  await git(["init", "--quiet", "--initial-branch=main"], { cwd: dir });
+  const files: Record<string, string> = { "shop/__init__.py": "", "tests/__init__.py": "" };
+  for (let i = 0; i < FIXES; i++) {
+    files[`shop/part${i}.py`] = `def value():\n    return ${i}\n`;
+    files[`tests/test_part${i}.py`] = `from shop.part${i} import value\n\n\ndef test_value():\n` +
+      `    assert value() >= 0\n`;
+  }
+  files["shop/cart.py"] = "def total(prices):\n    return sum(prices)\n";
+  await commitOnTop(dir, "Initial", files);
+  await git(["checkout", "--quiet", "-b", "stable"], { cwd: dir });
+  const fixes: string[] = [];
+  for (let i = 0; i < FIXES; i++) {
+    fixes.push(
+      await commitOnTop(dir, `Fix part ${i} returning a negative value (#${100 + i})`, {
+        [`shop/part${i}.py`]: `def value():\n    return abs(${i})\n`,
+        [`tests/test_part${i}.py`]: files[`tests/test_part${i}.py`] +
+          `\n\ndef test_never_negative():\n    assert value() == ${i}\n`,
+      }),
+    );
+  }
+  await git(["checkout", "--quiet", "main"], { cwd: dir });
+  const none = {
+    "shop/cart.py": "def total(prices):\n    return sum(prices or [])\n",
+    "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_none():\n" +
+      "    assert total(None) == 0\n",
+  };
+  const onMain = await commitOnTop(dir, "Fix total of None (#50)", none);
+  await git(["checkout", "--quiet", "stable"], { cwd: dir });
+  const backport = await commitOnTop(dir, "Backport the total-of-None fix to stable (#60)", none);
+  await git(["checkout", "--quiet", "main"], { cwd: dir });
+  await git(
+    [
+      "-c",
+      "user.name=Fixer",
+      "-c",
+      "user.email=fixer@example.com",
+      "merge",
+      "--quiet",
+      "--no-ff",
+      "stable",
+      "-m",
+      "Merge branch 'stable'",
+    ],
+    { cwd: dir, env: { GIT_COMMITTER_DATE: "2024-01-02T00:00:00Z" } },
+  );
+  return { fixes, onMain, backport };
+}
+
+Deno.test("[tasks] branches mines the maintenance branch too, and a change landed on both is one task", async () => {
+  await using tmp = await tempDir("bugbout-mine-branches-");
+  const dir = join(tmp.path, "repo");
+  const h = await maintenanceBranch(dir);
+  const home = join(tmp.path, "home");
+  const project = await load(dir, home, '\n[tasks]\nbranches = ["main", "stable"]\n');
+  const { file } = await mineAll(project, { env: NO_TOKENS });
+  deepEqual(file.repository.branches?.map((b) => b.name), ["main", "stable"]);
+  const commits = file.tasks.map((t) => t.commit);
+  equal(commits.includes(h.onMain), true);
+  for (const fix of h.fixes) equal(commits.includes(fix), true, fix);
+  // The backport on stable is the same patch as the fix on main.
+  const twin = file.excluded.find((e) => e.commit === h.backport);
+  deepEqual([twin?.reason, twin?.detail], [
+    "same-change",
+    `the same change as ${h.onMain.slice(0, 10)}`,
+  ]);
+});
+
+Deno.test("bugbout tasks says when another branch holds the fixes the default branch's history lacks", async () => {
+  await using tmp = await tempDir("bugbout-mine-branches-");
+  const dir = join(tmp.path, "repo");
+  await maintenanceBranch(dir);
+  const { file } = await mineAll(await load(dir, join(tmp.path, "home")), {
+    env: NO_TOKENS,
+  });
+  equal(file.tasks.length, 1);
+  match(file.branchNote ?? "", /stable holds 11 fix-titled commits of its own/);
+  match(file.branchNote ?? "", /\[tasks\] branches = \["main", "stable"\]/);
+});

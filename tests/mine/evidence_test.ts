@@ -1,0 +1,100 @@
+/**
+ * The bug-or-feature decision from evidence first (issue #23, classes 2–5): what the diff
+ * touches outweighs a title's typing words, "fixes #N" counts after "Allow", a bare merge subject
+ * reads only its branch and is no statement, a reworded message is no task, conventional-commit
+ * types decide, and changelog sections end at a heading the miner does not know.
+ *
+ * @module
+ */
+
+import { deepEqual, equal, match } from "node:assert/strict";
+import { changelogKind } from "../../lib/mine/changelog.ts";
+import { gapToml } from "../fixtures/gaps.ts";
+import { changelogSections, evidenceOverWords } from "../fixtures/shapes.ts";
+import { mineHistory } from "./_history.ts";
+
+Deno.test("what the diff touches decides typing-only fixes, not the title's words", async () => {
+  await using m = await mineHistory(evidenceOverWords, { toml: gapToml() });
+  // "Fix annotations of ..." with code: a task; with annotations only: typing-only.
+  equal(m.task("annotationsFix")?.id, "issue-30");
+  deepEqual(
+    [m.excluded("annotationsOnly")?.reason, m.excluded("annotationsOnly")?.detail],
+    ["typing-only", "changes only type annotations in shop/cart.py"],
+  );
+  // A bare merge subject's branch (fix-types) does not make a typing-only change a task.
+  equal(m.excluded("bareTypes")?.reason, "typing-only");
+});
+
+Deno.test('"fixes #N" after "Allow" counts, a bare merge subject is no statement, a reworded message is no task', async () => {
+  await using m = await mineHistory(evidenceOverWords, { toml: gapToml() });
+  equal(m.task("allowFixes")?.id, "issue-32");
+  const bare = m.excluded("bareReal");
+  equal(bare?.reason, "no-statement");
+  match(bare?.detail ?? "", /Merge pull request #35 from octo\/fix-rounding/);
+  deepEqual(
+    [m.excluded("reworded")?.reason, m.excluded("reworded")?.detail],
+    ["message-only", "changes only the wording of messages in shop/cart.py"],
+  );
+});
+
+Deno.test("a conventional-commit type ranks with the changelog: refactor leaves a change out, fix makes it one", async () => {
+  await using m = await mineHistory(evidenceOverWords, { toml: gapToml() });
+  const refactor = m.result.file.leftOut?.["not-a-fix"]?.find((e) =>
+    e.startsWith(m.commits.refactor.slice(0, 12))
+  );
+  equal(refactor, `${m.commits.refactor.slice(0, 12)} type refactor`);
+  deepEqual(m.task("fixType")?.evidence, [
+    { rule: "type", says: "bug", detail: "a conventional commit of type fix" },
+  ]);
+});
+
+Deno.test("a changelog entry under a heading of its own words counts, and an unknown heading ends the search", async () => {
+  await using m = await mineHistory(changelogSections, { toml: gapToml() });
+  deepEqual(m.task("underFixes")?.evidence, [
+    { rule: "changelog", says: "bug", detail: "its entry in CHANGES.rst is under bug fixes" },
+  ]);
+  // Under "Behavior changes:" below "Features:": the changelog says nothing; the title decides.
+  deepEqual(m.task("underUnknown")?.evidence?.map((e) => e.rule), ["title"]);
+});
+
+/** The changelog of a real project's style, before and after an entry is added. */
+function entry(before: string, after: string) {
+  return changelogKind(before, after);
+}
+
+Deno.test("changelog sections read in every heading style found on real projects", () => {
+  // towncrier's reStructuredText (pytest-dev/pytest-xdist's CHANGELOG.rst).
+  const towncrier = "pytest-xdist 3.6.0 (2024-04-19)\n===============================\n\n" +
+    "Features\n--------\n\n- `#1027`_: a feature.\n\nBug Fixes\n---------\n\n- `#1024`_: a fix.\n";
+  equal(
+    entry(towncrier, towncrier.replace("- `#1024`_", "- `#1030`_: another.\n- `#1024`_")),
+    "bug",
+  );
+  equal(
+    entry(towncrier, towncrier.replace("- `#1027`_", "- `#1031`_: new.\n- `#1027`_")),
+    "feature",
+  );
+  // Markdown with a version heading and sections (jorisroovers/gitlint's CHANGELOG.md), and an
+  // unknown section ("General") that ends the search.
+  const gitlint = "# v0.9.0 (2017-12-03)\n\n## Features\n\n- Rule x\n\n## General\n\n- Docs\n\n" +
+    "## Bugfixes\n\n- Crash on y\n";
+  equal(entry(gitlint, gitlint.replace("- Crash on y", "- Crash on z\n- Crash on y")), "bug");
+  equal(entry(gitlint, gitlint.replace("- Docs", "- Faster CI\n- Docs")), undefined);
+  // keep-a-changelog ("### Fixed") and conventional-changelog ("### Bug Fixes").
+  const keep = "# Changelog\n\n## [Unreleased]\n\n### Added\n\n- a\n\n### Fixed\n\n- b\n";
+  equal(entry(keep, keep.replace("- b", "- c\n- b")), "bug");
+  const conventional = "## [1.2.0](https://x)\n\n### Features\n\n* a\n\n### Bug Fixes\n\n* b\n";
+  equal(entry(conventional, conventional.replace("* b", "* c\n* b")), "bug");
+  // Bold headings (pytest-dev/pytest-mock's CHANGELOG.rst).
+  const bold = "3.14.0\n------\n\n**Packaging**\n\n- wheels\n\n**Bug fixes**\n\n- a\n";
+  equal(entry(bold, bold.replace("- a", "- b\n- a")), "bug");
+  equal(entry(bold, bold.replace("- wheels", "- sdist\n- wheels")), undefined);
+  // A colon heading of its own words, and "Behavior changes" that stays neutral.
+  const colon = "2.1\n---\n\nFeatures:\n\n- a\n\nBehavior changes:\n\n- b\n\n" +
+    "Fixes for metadata and licenses:\n\n- c\n";
+  equal(entry(colon, colon.replace("- c", "- d\n- c")), "bug");
+  equal(entry(colon, colon.replace("- b", "- e\n- b")), undefined);
+  // No sections at all (pallets/jinja's CHANGES.rst): the entry's own first word.
+  const jinja = "Version 3.1.5\n-------------\n\nReleased 2024-12-21\n\n-   Fix a. :issue:`1`\n";
+  equal(entry(jinja, jinja.replace("-   Fix a.", "-   Fix b. :issue:`2`\n-   Fix a.")), "bug");
+});
