@@ -26,14 +26,20 @@ sub() { echo $(( $1 + $2 )); }
 const CALC_FIXED = CALC.replace("sub() { echo $(( $1 + $2 )); }", "sub() { echo $(( $1 - $2 )); }");
 const CALC_WRONG = CALC.replace("sub() { echo $(( $1 + $2 )); }", "sub() { echo 3; }");
 const TESTS = `add_small: [ "$(add 1 2)" = 3 ]\nadd_zero: [ "$(add 0 0)" = 0 ]\n`;
-const TESTS_FIXED = `${TESTS}sub_small: [ "$(sub 5 2)" = 3 ]\nsub_negative: [ "$(sub 2 5)" = -3 ]\n`;
+const TESTS_FIXED =
+  `${TESTS}sub_small: [ "$(sub 5 2)" = 3 ]\nsub_negative: [ "$(sub 2 5)" = -3 ]\n`;
 
 /** The toy project's history: a start, a fix that names its issue, and a later change. */
 async function toyProject(dir: string): Promise<{ fix: string }> {
   const repo = new RepoBuilder();
   repo.commit({
     message: "Start the calculator",
-    files: { "calc.sh": CALC, "tests/calc.t": TESTS, "toy.conf": "runner = sh\n", "README": "calc\n" },
+    files: {
+      "calc.sh": CALC,
+      "tests/calc.t": TESTS,
+      "toy.conf": "runner = sh\n",
+      "README": "calc\n",
+    },
   });
   const fix = repo.commit({
     message: "Fix sub adding instead of subtracting (#3)",
@@ -131,5 +137,8 @@ Deno.test("a toy language registered in a test runs a whole bout: mine, ground t
   equal(resolution.patches.wrong.outcome, "wrong-fix");
   equal(resolution.pick.outcome, "resolved");
   // Each agent's tests got their evidence roles on B, S and G.
-  equal(resolution.evidence.examiner.tests.find((t) => t.test.endsWith("sub_spec"))?.role, "gold-aligned");
+  equal(
+    resolution.evidence.examiner.tests.find((t) => t.test.endsWith("sub_spec"))?.role,
+    "gold-aligned",
+  );
 });

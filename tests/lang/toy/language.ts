@@ -49,6 +49,5 @@ export const toy: LanguageSpec = {
     tests: "toy tests (`name: command` lines) in `tests/*.t`",
     within: "`tests/`",
   }),
-  openMiner: (context) =>
-    openRunnerMiner(toy, context, { source: /\.sh$/, tests: /\.t$/ }),
+  openMiner: (context) => openRunnerMiner(toy, context, { source: /\.sh$/, tests: /\.t$/ }),
 };

@@ -144,7 +144,11 @@ export class ToyRunner implements TestRunner {
   }
 
   async #group(options: RunnerRunOptions, group: readonly string[]): Promise<RunnerGroupRun> {
-    const done = (status: RunnerGroupRun["status"], outcomes: Record<string, Outcome>, message?: string) => ({
+    const done = (
+      status: RunnerGroupRun["status"],
+      outcomes: Record<string, Outcome>,
+      message?: string,
+    ) => ({
       status,
       complete: status === "ok",
       outcomes,
@@ -168,7 +172,11 @@ export class ToyRunner implements TestRunner {
         signal: options.signal,
       });
     } catch (error) {
-      return done("infra-error", {}, `the sandbox could not run toy-sh: ${(error as Error).message}`);
+      return done(
+        "infra-error",
+        {},
+        `the sandbox could not run toy-sh: ${(error as Error).message}`,
+      );
     }
     const outcomes: Record<string, Outcome> = {};
     for (const line of result.stdout.split("\n")) {
