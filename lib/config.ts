@@ -66,6 +66,7 @@ const dateLike = z.union([z.date(), z.string()]).transform((value, ctx) => {
 const tasksSchema = z.strictObject({
   branches: z.array(z.string().min(1)).min(1).optional(),
   since: dateLike.optional(),
+  until: dateLike.optional(),
   limit: z.int().positive().default(20),
   "max-source-files": z.int().positive().default(2),
   reruns: z.int().min(2, "must be at least 2: unstable tests are found by repeating runs")
@@ -211,6 +212,7 @@ export interface Config {
   tasks: {
     branches?: string[];
     since?: Date;
+    until?: Date;
     limit: number;
     maxSourceFiles: number;
     reruns: number;
@@ -541,6 +543,7 @@ export async function parseConfig(
     tasks: {
       ...(f.tasks.branches ? { branches: f.tasks.branches } : {}),
       since: f.tasks.since,
+      until: f.tasks.until,
       limit: f.tasks.limit,
       maxSourceFiles: f.tasks["max-source-files"],
       reruns: f.tasks.reruns,

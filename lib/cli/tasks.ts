@@ -22,6 +22,7 @@ import type { CommandContext } from "./context.ts";
 /** What each exclusion reason means, in a few words (`{language}`: the project's language). */
 const REASON_TEXT: Record<ExclusionReason, string> = {
   "before-since": "older than [tasks] since",
+  "after-until": "newer than [tasks] until",
   "not-a-fix": "neither its title nor its changelog entry reads like a fix",
   "root-commit": "the first commit",
   "no-issue-reference": "names no issue or pull request",
@@ -142,7 +143,12 @@ export async function tasksCommand(
     result = await mineAll(project, { refresh: flags.refresh, signal });
   }
   if (flags.why !== undefined) {
-    const decision = await whyCommit(project.repository, result.file, flags.why);
+    const decision = await whyCommit(
+      project.repository,
+      result.file,
+      flags.why,
+      project.config.tasks.until,
+    );
     io.out(flags.json ? JSON.stringify(decision, null, 2) : renderWhy(decision, p, language));
     return 0;
   }

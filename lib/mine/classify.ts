@@ -25,6 +25,7 @@ import {
 /** Why a change was left out, as stable codes (in the order the rules are applied). */
 export const EXCLUSION_REASONS = [
   "before-since",
+  "after-until",
   "not-a-fix",
   "root-commit",
   "no-issue-reference",
@@ -47,7 +48,11 @@ export const EXCLUSION_REASONS = [
 export type ExclusionReason = typeof EXCLUSION_REASONS[number];
 
 /** Reasons counted but not listed one by one in tasks.json (they cover most of history). */
-export const COUNTED_ONLY: readonly ExclusionReason[] = ["before-since", "not-a-fix"];
+export const COUNTED_ONLY: readonly ExclusionReason[] = [
+  "before-since",
+  "after-until",
+  "not-a-fix",
+];
 
 /** One piece of evidence on whether a change fixes a bug or adds a feature. */
 export interface KindEvidence {

@@ -29,6 +29,8 @@ export interface WalkOptions {
   objects: BlobReader;
   /** `[tasks] since`. */
   since?: Date;
+  /** `[tasks] until`: newer changes are counted, not mined. */
+  until?: Date;
   /** `[tasks] max-source-files`. */
   maxSourceFiles: number;
   /** `[tasks] limit`: how many candidates to read ahead while walking. */
@@ -143,7 +145,7 @@ class Sorter {
  * and sorting each change that passes them as soon as its miner can.
  */
 export async function walkHistory(options: WalkOptions): Promise<Walked> {
-  const { miner, ledger, since } = options;
+  const { miner, ledger, since, until } = options;
   const sorter = new Sorter(options);
   const walked: Walked = { walked: 0, order: [], candidates: [] };
   const step = (change: Change): boolean => {
@@ -154,6 +156,11 @@ export async function walkHistory(options: WalkOptions): Promise<Walked> {
     const at = miner.step(change);
     if (since && change.time * 1000 < since.getTime()) {
       ledger.count("before-since");
+      return true;
+    }
+    // Newer than `until`: the miner has stepped past it (its state is history's), not mined.
+    if (until && change.time * 1000 > until.getTime()) {
+      ledger.count("after-until");
       return true;
     }
     const result = screenChange(change, { slug: options.slug });

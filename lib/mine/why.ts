@@ -47,6 +47,8 @@ export async function whyCommit(
   repo: string,
   file: TasksFile,
   sha: string,
+  /** `[tasks] until`, to say so of a newer commit. */
+  until?: Date,
 ): Promise<CommitDecision> {
   const commit = await resolve(repo, sha);
   const task = file.tasks.find((t) => t.commit === commit);
@@ -70,10 +72,16 @@ export async function whyCommit(
         `brought it in, and the change mining judged is the merge commit that landed it`
       : `it is not in the history of ${file.repository.branch} as mined (HEAD ` +
         `${head.slice(0, 10)}); run \`bugbout tasks --refresh\` if the branch has moved on`
+    : until && await commitTime(repo, commit) > until.getTime()
+    ? "it is newer than [tasks] until: mining counted it without judging it"
     : (file.counts["before-since"] ?? 0) > 0
     ? "it is older than [tasks] since: mining never read it"
     : "mining counted it without listing it (tasks.json is older than this bugbout: mine again with `bugbout tasks --refresh`)";
   return { kind: "not-walked", commit, title: text.title, why };
+}
+
+async function commitTime(repo: string, commit: string): Promise<number> {
+  return Number(await git(["log", "-1", "--format=%ct", commit], { cwd: repo })) * 1000;
 }
 
 async function isAncestor(repo: string, commit: string, head: string): Promise<boolean> {

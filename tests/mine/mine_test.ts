@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BugboutError, InterruptedError } from "../../lib/errors.ts";
 import { git } from "../../lib/git.ts";
 import { mineAll, readTasks } from "../../lib/mine/mine.ts";
+import { whyCommit } from "../../lib/mine/why.ts";
 import { Project } from "../../lib/project.ts";
 import { tasksFileSchema } from "../../lib/records.ts";
 import {
@@ -142,6 +143,30 @@ Deno.test("since leaves out older changes and counts them as before-since", asyn
   equal(file.counts["before-since"], older);
   // The older fix of #60 is before `since` now, so it is not an older change for the same issue.
   equal(file.counts["older-change-for-same-issue"], undefined);
+});
+
+Deno.test("until leaves out newer changes, counts them as after-until and says so with --why", async () => {
+  await using s = await miningSetup(buildBugshop);
+  const fix = fixByKey(s.fixture, "restock-capacity");
+  const date = await git(["log", "-1", "--format=%cI", fix.commit], { cwd: s.fixture.dir });
+  await s.reconfigure({ until: date });
+  const { file } = await mineAll(s.project, { env: NO_TOKENS });
+  const newer = Number(
+    await git(["rev-list", "--first-parent", "--count", `${fix.commit}..HEAD`], {
+      cwd: s.fixture.dir,
+    }),
+  );
+  equal(file.counts["after-until"], newer);
+  const until = Date.parse(date);
+  equal(file.tasks.some((t) => t.commit === fix.commit), true);
+  for (const task of file.tasks) {
+    const time = await git(["log", "-1", "--format=%ct", task.commit], { cwd: s.fixture.dir });
+    equal(Number(time) * 1000 <= until, true, task.id);
+  }
+  const head = await git(["rev-parse", "HEAD"], { cwd: s.fixture.dir });
+  const why = await whyCommit(s.fixture.dir, file, head, new Date(until));
+  equal(why.kind, "not-walked");
+  match((why as { why: string }).why, /newer than \[tasks\] until/);
 });
 
 Deno.test("limit keeps the newest tasks and lists the others as over-limit", async () => {
