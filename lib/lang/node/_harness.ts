@@ -98,7 +98,12 @@ async function runVitest() {
   let ctx;
   const names = (task) => {
     const path = [];
-    for (let t = task; t && t.type !== "file" && !t.filepath; t = t.suite) path.unshift(t.name);
+    for (let t = task; t && t.type !== "file" && !t.filepath; t = t.suite) {
+      // vitest 1 holds a file's tests in an unnamed suite of its own, which is no suite of the
+      // file's: its empty name would put " >  > " in every id.
+      if (t.type === "suite" && t.name === "" && !t.suite) continue;
+      path.unshift(t.name);
+    }
     return path;
   };
   const report = (task, final) => {
