@@ -28,7 +28,7 @@ import {
 import { htmlTable, legend as legend_, outcomeLegend, outcomePill, raw } from "./_html_parts.ts";
 import { CELL_COLORS, escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
 import { type MatrixView, OUTCOME_LETTERS, type Report, type TaskRow } from "./types.ts";
-import { reasonText } from "./_tables_tasks.ts";
+import { whyText } from "./_tables_tasks.ts";
 import { plural } from "../words.ts";
 
 /** The colour of a cell where some of an agent's attempts resolved the task and some did not. */
@@ -89,7 +89,7 @@ function taskHtml(t: TaskRow, k: number): string {
     }</p>`,
     t.why.length
       ? `<ul class="reasons">${
-        t.why.map((w) => `<li class="why" data-kind="${esc(w.kind)}">${esc(reasonText(w, k))}</li>`)
+        t.why.map((w) => `<li class="why" data-kind="${esc(w.kind)}">${esc(whyText(w, k))}</li>`)
           .join("")
       }</ul>`
       : "",

@@ -77,7 +77,7 @@ export const REASON_LABELS: Readonly<Record<TaskReason["kind"], string>> = {
 };
 
 /** A reason in a line: "the merge gate stopped codex: not approved under majority: ...". */
-export function reasonText(why: TaskReason, repeats = 1): string {
+export function whyText(why: TaskReason, repeats = 1): string {
   const subject = why.subject === null
     ? ""
     : ` ${why.kind === "stopped" ? attemptText(why.subject, repeats) : why.subject}`;
@@ -189,6 +189,6 @@ export function taskFacts(task: TaskRow, repeats = 1): TaskFact[] {
       facts.push({ kind: "flags", text: `${whose} patch: ${t.flags.join(", ")}` });
     }
   }
-  for (const why of task.why) facts.push({ kind: "why", text: reasonText(why, repeats) });
+  for (const why of task.why) facts.push({ kind: "why", text: whyText(why, repeats) });
   return facts;
 }
