@@ -62,6 +62,8 @@ td .name { display: inline-block; max-width: 20em; overflow: hidden; text-overfl
 .task p { margin: 2px 0; }
 .facts, .muted { color: var(--faint); font-size: 13px; }
 .why { color: #975a16; }
+ul.reasons { margin: 4px 0 8px; padding-left: 1.2em; font-size: 13px; }
+ul.reasons li { margin: 2px 0; overflow-wrap: anywhere; }
 .note { color: var(--faint); font-size: 13px; }
 details { margin: 8px 0 6px; }
 summary { cursor: pointer; font-weight: 600; color: var(--accent); }

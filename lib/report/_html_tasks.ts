@@ -28,6 +28,7 @@ import {
 import { htmlTable, legend as legend_, outcomeLegend, outcomePill, raw } from "./_html_parts.ts";
 import { CELL_COLORS, escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
 import { type MatrixView, OUTCOME_LETTERS, type Report, type TaskRow } from "./types.ts";
+import { whyText } from "./_tables_tasks.ts";
 import { plural } from "../words.ts";
 
 /** The colour of a cell where some of an agent's attempts resolved the task and some did not. */
@@ -86,7 +87,15 @@ function taskHtml(t: TaskRow, k: number): string {
     `<p>${esc(`Judge: ${pickText(t.pick, k)}`)}${
       t.pick.reason ? ` <span class="muted">— ${esc(t.pick.reason)}</span>` : ""
     }</p>`,
+    t.why.length
+      ? `<ul class="reasons">${
+        t.why.map((w) => `<li class="why" data-kind="${esc(w.kind)}">${esc(whyText(w, k))}</li>`)
+          .join("")
+      }</ul>`
+      : "",
   ].join("");
+  const stopReason = (name: string) =>
+    t.why.find((w) => w.kind === "stopped" && w.subject === name)?.text ?? null;
   // A row per attempt: with repeats, "codex attempt 2", never the file name `codex#2`.
   const rows = t.agents.flatMap((a) => {
     if (a.attempts.length === 0) {
@@ -113,7 +122,11 @@ function taskHtml(t: TaskRow, k: number): string {
       STATUS_LABELS[at.status],
       duration(at.durationMs),
       outcomePill(at.outcome, attemptCell(at)),
-      at.approved === null ? NONE : at.approved ? "approved" : "stopped",
+      at.approved === null
+        ? NONE
+        : at.approved
+        ? "approved"
+        : raw(`<span title="${esc(stopReason(at.name) ?? "")}">stopped</span>`),
       at.flags.join(", ") || NONE,
     ]);
   });

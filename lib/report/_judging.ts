@@ -5,7 +5,7 @@
  */
 
 import { randomAgent, wilson } from "./stats.ts";
-import type { GateRow, Picking } from "./types.ts";
+import type { GateRow, Picking, Report } from "./types.ts";
 import { attempted, attemptNamesOf, type Context, outcomeOf, resolveShares } from "./_context.ts";
 
 /**
@@ -73,8 +73,9 @@ export function picking(ctx: Context): Picking {
  * Every patch of a scored task judged alone (`verdict.patches[attempt].approved`), against whether
  * it resolved the task: per contestant (all of its attempts), and all together.
  */
-export function mergeGate(ctx: Context): { policy: string; overall: GateRow; agents: GateRow[] } {
+export function mergeGate(ctx: Context): Report["mergeGate"] {
   const overall = emptyGate(null);
+  const stops = new Map<string, number>();
   const agents = ctx.contestants.map((agent) => {
     const row = emptyGate(agent.name);
     for (const task of ctx.scored) {
@@ -84,11 +85,43 @@ export function mergeGate(ctx: Context): { policy: string; overall: GateRow; age
         const right = outcomeOf(ctx, task, name) === "resolved";
         count(row, judged.approved, right);
         count(overall, judged.approved, right);
+        if (!judged.approved) {
+          const rule = gateRule(judged.reason);
+          stops.set(rule, (stops.get(rule) ?? 0) + 1);
+        }
       }
     }
     return withPrecision(row);
   });
-  return { policy: ctx.input.project.policy, overall: withPrecision(overall), agents };
+  return {
+    policy: ctx.input.project.policy,
+    overall: withPrecision(overall),
+    agents,
+    stopped: [...stops].map(([rule, patches]) => ({ rule, patches }))
+      .sort((x, y) => y.patches - x.patches || x.rule.localeCompare(y.rule)),
+  };
+}
+
+/**
+ * The rules a merge gate stops a patch by, as the judge words them (`judge/policies.ts`), in the
+ * order they are tried; a reason none of them matches counts as `other`.
+ */
+export const GATE_RULES: readonly { rule: string; words: RegExp }[] = [
+  { rule: "its code tampered with the grading", words: /: its code tampered with the grading/ },
+  { rule: "its tests tampered with the grading", words: /: its tests tampered with the grading/ },
+  { rule: "its tree did not run", words: /: its tree did not run/ },
+  { rule: "no independent reproduction", words: /: no independent reproduction/ },
+  { rule: "breaks examiners' tests", words: /breaks examiners' tests/ },
+  { rule: "breaks a repository test", words: /; breaks / },
+  {
+    rule: "too little independent support",
+    words: /below the [\d.]+ needed|short of all of them/,
+  },
+];
+
+/** The rule a merge gate's reason names (see {@linkcode GATE_RULES}). */
+export function gateRule(reason: string): string {
+  return GATE_RULES.find((r) => r.words.test(reason))?.rule ?? "other";
 }
 
 function count(r: GateRow, approved: boolean, right: boolean): void {

@@ -156,6 +156,9 @@ function signedPoints(x: number): string {
   return p > 0 ? `+${p}` : p < 0 ? `−${-p}` : "0";
 }
 
+/** Most abstentions the picking section names with their reasons; the rest are counted. */
+const NAMED_ABSTENTIONS = 10;
+
 /** The "Picking one patch per bug" section: the judge against three other ways to choose. */
 function pickingData(report: Report, voice: Voice): TableSection {
   const k = report.picking;
@@ -199,7 +202,20 @@ function pickingData(report: Report, voice: Voice): TableSection {
     "attempt, which counts for the task; an agent is worth the share of its attempts that " +
     "resolved each task, so the best single agent and the agent at random are expectations, " +
     "and the oracle counts a task any attempt resolved.";
-  return { table, sentences: repeats ? [sentence, perAttempt] : [sentence] };
+  // Every abstention on a scored task with its reason: the count above and these agree.
+  const why = report.tasks.flatMap((t) =>
+    t.scored ? t.why.filter((w) => w.kind === "abstained").map((w) => `${t.id}: ${w.text}`) : []
+  );
+  const more = why.length > NAMED_ABSTENTIONS
+    ? `; and ${why.length - NAMED_ABSTENTIONS} more, each under its task`
+    : "";
+  const abstentions = why.length
+    ? [
+      `Why it abstained — ${why.slice(0, NAMED_ABSTENTIONS).join("; ")}${more}. Each stopped ` +
+      "patch's reason is under its task.",
+    ]
+    : [];
+  return { table, sentences: [sentence, ...(repeats ? [perAttempt] : []), ...abstentions] };
 }
 
 /**
@@ -236,7 +252,14 @@ function mergeGateData(report: Report, voice: Voice): TableSection {
   const each = report.repeats > 1
     ? ` Each of an agent's ${report.repeats} attempts at a task is a patch of its own.`
     : "";
-  return { table, sentences: [`Policy: ${gate.policy}.${each}`] };
+  const stopped = gate.stopped.length
+    ? [
+      `Patches stopped, by rule: ${
+        gate.stopped.map((s) => `${s.rule} ${s.patches}`).join(", ")
+      }. Each patch's reason is under its task.`,
+    ]
+    : [];
+  return { table, sentences: [`Policy: ${gate.policy}.${each}`, ...stopped] };
 }
 
 /** The "Which tests tell a right fix from a wrong one" section. */

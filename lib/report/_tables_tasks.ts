@@ -21,7 +21,7 @@ import {
   taskCell,
 } from "./_format.ts";
 import { type Column, type TableData, tableOf, type Voice } from "./_table_data.ts";
-import type { Report, TaskRow } from "./types.ts";
+import type { Report, TaskReason, TaskRow } from "./types.ts";
 
 /** The "How the tasks were found" section, in the order the renderers print it. */
 export interface DiscoveryData {
@@ -48,7 +48,7 @@ export interface DiscoveryData {
 /** One fact printed under a task. */
 export interface TaskFact {
   /** What the fact is about; the terminal warns about a task that was not scored. */
-  kind: "not-scored" | "judge" | "attempts" | "matrix" | "flags";
+  kind: "not-scored" | "judge" | "attempts" | "matrix" | "flags" | "why";
   /** The fact in words. */
   text: string;
 }
@@ -64,6 +64,24 @@ export const REPEATS_NOTE = "Each cell: the attempts that resolved the task, of 
 /** The note under the full voice's task table. */
 export function tasksNote(report: Report): string {
   return report.repeats > 1 ? REPEATS_NOTE : GATE_MARKS_NOTE;
+}
+
+/** How each kind of reason begins, in every format. */
+export const REASON_LABELS: Readonly<Record<TaskReason["kind"], string>> = {
+  abstained: "the judge abstained",
+  stopped: "the merge gate stopped",
+  "set-aside": "set aside",
+  tampered: "tampered",
+  scoring: "not resolved",
+  "infra-error": "infrastructure error",
+};
+
+/** A reason in a line: "the merge gate stopped codex: not approved under majority: ...". */
+export function whyText(why: TaskReason, repeats = 1): string {
+  const subject = why.subject === null
+    ? ""
+    : ` ${why.kind === "stopped" ? attemptText(why.subject, repeats) : why.subject}`;
+  return `${REASON_LABELS[why.kind]}${subject}: ${why.text}`;
 }
 
 /** The "How the tasks were found" section. */
@@ -150,7 +168,10 @@ export function tasksTable(report: Report, names: readonly string[], voice: Voic
 export function taskFacts(task: TaskRow, repeats = 1): TaskFact[] {
   const facts: TaskFact[] = [];
   if (!task.scored) facts.push({ kind: "not-scored", text: `not scored: ${task.reason ?? NONE}` });
-  if (task.pick.reason) facts.push({ kind: "judge", text: `judge: ${task.pick.reason}` });
+  // An abstention's reason is the first of the task's reasons, below.
+  if (task.pick.reason && task.pick.agent !== null) {
+    facts.push({ kind: "judge", text: `judge: ${task.pick.reason}` });
+  }
   if (repeats > 1) {
     for (const a of task.agents) {
       if (a.attempts.length === 0) continue;
@@ -168,5 +189,6 @@ export function taskFacts(task: TaskRow, repeats = 1): TaskFact[] {
       facts.push({ kind: "flags", text: `${whose} patch: ${t.flags.join(", ")}` });
     }
   }
+  for (const why of task.why) facts.push({ kind: "why", text: whyText(why, repeats) });
   return facts;
 }

@@ -16,6 +16,7 @@ import {
 } from "./types.ts";
 import { attempted, attemptsOf, type Context, countedNames, outcomeOf } from "./_context.ts";
 import { reproduces, unstableOnB } from "./_authors.ts";
+import { taskReasons } from "./_reasons.ts";
 
 /** From history to scored tasks: what was examined, left out, unscorable or broken, and why. */
 export function discovery(ctx: Context): Discovery {
@@ -185,6 +186,7 @@ export function taskRows(ctx: Context): TaskRow[] {
         reason: verdict?.reason ?? null,
       },
       matrix: matrix ? matrixView(matrix, pickAgent) : null,
+      why: taskReasons(ctx, task.id, pickAgent),
     };
   });
 }

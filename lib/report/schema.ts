@@ -13,6 +13,7 @@ import { ATTEMPT_STATUSES, EVIDENCE_ROLES, RESOLUTION_OUTCOMES } from "../record
 import { COMPARABLE_ROLES } from "../roles.ts";
 import {
   MATRIX_ROW_CAP,
+  REASON_KINDS,
   type Report,
   REPORT_VERSION,
   SANDBOX_MODES,
@@ -381,6 +382,14 @@ const taskRowSchema = z.object({
     reason: z.string().nullable(),
   }),
   matrix: matrixViewSchema.nullable(),
+  why: z.array(z.object({
+    kind: z.enum(REASON_KINDS),
+    subject: z.string().nullable().describe("The attempt, tree or run; null for the task."),
+    text: z.string().describe("Why, naming the file, test or rule."),
+  })).describe(
+    "Every abstention, merge-gate stop, set-aside tree or session, tampering and " +
+      "infrastructure error of the task, with its reason.",
+  ),
 });
 
 const reportObject = z.object({
@@ -409,6 +418,9 @@ const reportObject = z.object({
     policy: z.string(),
     overall: gateRowSchema,
     agents: z.array(gateRowSchema),
+    stopped: z.array(z.object({ rule: z.string(), patches: count })).describe(
+      "The patches stopped, by the rule that stopped them (most first).",
+    ),
   }),
   separation: z.array(separationRowSchema),
   evidence: z.array(evidenceRowSchema),

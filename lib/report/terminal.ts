@@ -137,7 +137,7 @@ function tasksSection(report: Report, t: T, p: Palette): string[] {
     lines.push("", ...wrap(`${task.id}: ${task.title}`, TERMINAL_WIDTH));
     for (const fact of taskFacts(task, report.repeats)) {
       const text = wrap(fact.text, TERMINAL_WIDTH, 4);
-      lines.push(...(fact.kind === "not-scored" ? text.map(p.warn) : text));
+      lines.push(...(fact.kind === "not-scored" || fact.kind === "why" ? text.map(p.warn) : text));
     }
   }
   return lines;

@@ -393,6 +393,36 @@ export interface TaskAgent {
   attempts: TaskAttempt[];
 }
 
+/** The kinds of {@linkcode TaskReason}, in the order a task lists them. */
+export const REASON_KINDS = [
+  "abstained",
+  "stopped",
+  "set-aside",
+  "tampered",
+  "scoring",
+  "infra-error",
+] as const;
+
+/**
+ * Why something about a task did not go the ordinary way, naming the file, test or rule:
+ *
+ * - `abstained`: the judge picked no patch;
+ * - `stopped`: the merge gate did not approve a patch (the policy's rule, the tests it counted);
+ * - `set-aside`: a tree of the matrix that did not run, or tests unstable on the unfixed tree;
+ * - `tampered`: a session whose code interfered with the grading (cross-examination or scoring),
+ *   and whom it is blamed on;
+ * - `scoring`: what scoring said of a patch that did not resolve the task;
+ * - `infra-error`: the harness failed (an attempt, a run of the ground truth, a tree).
+ */
+export interface TaskReason {
+  /** What it explains. */
+  kind: typeof REASON_KINDS[number];
+  /** The attempt, tree or run it is about; null for the task as a whole. */
+  subject: string | null;
+  /** Why, in words. */
+  text: string;
+}
+
 /** One task, every agent's result on it, and its matrix. */
 export interface TaskRow {
   /** The task's id (`issue-12`). */
@@ -425,6 +455,11 @@ export interface TaskRow {
   };
   /** The cross-examination matrix, compact; null without one. */
   matrix: MatrixView | null;
+  /**
+   * Every abstention, merge-gate stop, set-aside tree or session, tampering and infrastructure
+   * error of the task, with its reason; empty when everything went the ordinary way.
+   */
+  why: TaskReason[];
 }
 
 /** The report: `report.json`. */
@@ -451,8 +486,16 @@ export interface Report {
   comparisons: ComparisonRow[];
   /** "Picking one patch per bug". */
   picking: Picking;
-  /** "Every patch through a merge gate": per contestant, and all patches. */
-  mergeGate: { policy: string; overall: GateRow; agents: GateRow[] };
+  /**
+   * "Every patch through a merge gate": per contestant, all patches, and the patches stopped
+   * by each rule (most first), over the same patches.
+   */
+  mergeGate: {
+    policy: string;
+    overall: GateRow;
+    agents: GateRow[];
+    stopped: { rule: string; patches: number }[];
+  };
   /** "Which tests tell a right fix from a wrong one": contestants, examiners, the suite. */
   separation: SeparationRow[];
   /** "Evidence": contestants, then examiners. */
