@@ -70,7 +70,13 @@ export function judge(matrix: Matrix, context: JudgeContext): Verdict {
     patches: Object.fromEntries(
       assessments.map((a) => [
         a.agent,
-        { approved: a.approved, support: a.support, reason: a.reason, evidence: a.evidence },
+        {
+          approved: a.approved,
+          stoppedBy: a.stoppedBy,
+          support: a.support,
+          reason: a.reason,
+          evidence: a.evidence,
+        },
       ]),
     ),
   };

@@ -8,7 +8,7 @@
 
 import type { Policy } from "../lib/config.ts";
 import { BugboutError } from "../lib/errors.ts";
-import { agentOfName, type Verdict } from "../lib/records.ts";
+import { agentOfName, type GateStop, type Verdict } from "../lib/records.ts";
 import {
   type Breakage,
   breakages,
@@ -92,6 +92,8 @@ export interface Assessment {
   agent: string;
   /** The merge gate: whether the policy approves this patch on its own. */
   approved: boolean;
+  /** The rule that stopped it (the first that failed); null when approved. */
+  stoppedBy: GateStop | null;
   /** Mean over independent authors of their pass rates; 0 when there is none. */
   support: number;
   /** Per independent author, in matrix order of their first test. */
@@ -137,16 +139,23 @@ export function assessPatch(
   // The attempt's own tests are by the author its tree is named after (`codex`, `codex#2`).
   const tampered = facts.tamperers.trees.get(patch.id) ?? facts.tamperers.authors.get(patch.id);
   if (tampered) {
-    const whose = facts.tamperers.trees.has(patch.id) ? "its code" : "its tests";
+    const byCode = facts.tamperers.trees.has(patch.id);
+    const whose = byCode ? "its code" : "its tests";
     return {
       ...base,
       approved: false,
+      stoppedBy: byCode ? "code-tampered" : "tests-tampered",
       reason: verdict(false, `${whose} tampered with the grading: ${firstTampering(tampered)}`),
     };
   }
   if (patch.status !== "ok") {
     const detail = patch.message ? `${patch.status}: ${patch.message}` : patch.status;
-    return { ...base, approved: false, reason: verdict(false, `its tree did not run (${detail})`) };
+    return {
+      ...base,
+      approved: false,
+      stoppedBy: "tree-not-run",
+      reason: verdict(false, `its tree did not run (${detail})`),
+    };
   }
 
   const vendorOf = vendorsOf(options.agents);
@@ -181,6 +190,7 @@ export function assessPatch(
     return {
       ...base,
       approved: false,
+      stoppedBy: "no-reproduction",
       sameVendor: sameVendorAuthors,
       reason: verdict(false, `no independent reproduction: ${why}${aside}`),
     };
@@ -232,10 +242,18 @@ export function assessPatch(
     );
   }
 
-  const approved = meets && counted.length === 0 && examinerBroken.length === 0;
+  const stoppedBy: GateStop | null = !meets
+    ? "too-little-support"
+    : counted.length > 0
+    ? "breaks-repository-test"
+    : examinerBroken.length > 0
+    ? "breaks-examiner-test"
+    : null;
+  const approved = stoppedBy === null;
   return {
     ...base,
     approved,
+    stoppedBy,
     support,
     authors,
     sameVendor: sameVendorAuthors,

@@ -510,6 +510,22 @@ export const evidenceCellSchema = z.object({
   outcome: outcomeSchema,
 });
 
+/**
+ * The rule that stopped a patch at the merge gate: the first that failed, in the order the judge
+ * tries them (`judge/policies.ts`).
+ */
+export const GATE_STOPS = [
+  "code-tampered",
+  "tests-tampered",
+  "tree-not-run",
+  "no-reproduction",
+  "too-little-support",
+  "breaks-repository-test",
+  "breaks-examiner-test",
+] as const;
+/** One of {@linkcode GATE_STOPS}. */
+export type GateStop = typeof GATE_STOPS[number];
+
 /** The judge's decision for one task. */
 export const verdictSchema = z.object({
   task: z.string(),
@@ -522,6 +538,8 @@ export const verdictSchema = z.object({
     z.string(),
     z.object({
       approved: z.boolean(),
+      /** The rule that stopped it; null when approved, absent in verdicts written before it. */
+      stoppedBy: z.enum(GATE_STOPS).nullable().optional(),
       support: z.number(),
       reason: z.string(),
       evidence: z.array(evidenceCellSchema),

@@ -5,6 +5,7 @@
  */
 
 import { randomAgent, wilson } from "./stats.ts";
+import type { GateStop } from "../records.ts";
 import type { GateRow, Picking, Report } from "./types.ts";
 import { attempted, attemptNamesOf, type Context, outcomeOf, resolveShares } from "./_context.ts";
 
@@ -86,7 +87,8 @@ export function mergeGate(ctx: Context): Report["mergeGate"] {
         count(row, judged.approved, right);
         count(overall, judged.approved, right);
         if (!judged.approved) {
-          const rule = gateRule(judged.reason);
+          // Verdicts written before the judge named its rule say it only in words.
+          const rule = judged.stoppedBy ? GATE_RULES[judged.stoppedBy] : "other";
           stops.set(rule, (stops.get(rule) ?? 0) + 1);
         }
       }
@@ -102,27 +104,16 @@ export function mergeGate(ctx: Context): Report["mergeGate"] {
   };
 }
 
-/**
- * The rules a merge gate stops a patch by, as the judge words them (`judge/policies.ts`), in the
- * order they are tried; a reason none of them matches counts as `other`.
- */
-export const GATE_RULES: readonly { rule: string; words: RegExp }[] = [
-  { rule: "its code tampered with the grading", words: /: its code tampered with the grading/ },
-  { rule: "its tests tampered with the grading", words: /: its tests tampered with the grading/ },
-  { rule: "its tree did not run", words: /: its tree did not run/ },
-  { rule: "no independent reproduction", words: /: no independent reproduction/ },
-  { rule: "breaks examiners' tests", words: /breaks examiners' tests/ },
-  { rule: "breaks a repository test", words: /; breaks / },
-  {
-    rule: "too little independent support",
-    words: /below the [\d.]+ needed|short of all of them/,
-  },
-];
-
-/** The rule a merge gate's reason names (see {@linkcode GATE_RULES}). */
-export function gateRule(reason: string): string {
-  return GATE_RULES.find((r) => r.words.test(reason))?.rule ?? "other";
-}
+/** Each rule a merge gate stops a patch by, in words (`verdict.patches[p].stoppedBy`). */
+export const GATE_RULES: Readonly<Record<GateStop, string>> = {
+  "code-tampered": "its code tampered with the grading",
+  "tests-tampered": "its tests tampered with the grading",
+  "tree-not-run": "its tree did not run",
+  "no-reproduction": "no independent reproduction",
+  "too-little-support": "too little independent support",
+  "breaks-repository-test": "breaks a repository test",
+  "breaks-examiner-test": "breaks examiners' tests",
+};
 
 function count(r: GateRow, approved: boolean, right: boolean): void {
   r.patches++;
