@@ -9,6 +9,20 @@ const listed = (text: string) =>
   [...text.matchAll(/^import "\.\/(.+)";$/gm)].map((m) => `tests/${m[1]}`);
 const tasks = async () => JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json"))).tasks;
 
+/** Run a deno.json task's command as the task runner would, with its output. */
+async function runTask(name: string): Promise<{ code: number; text: string }> {
+  const args = (await tasks())[name].split(/\s+/).slice(1);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  return { code: out.code, text };
+}
+
 Deno.test("the unit tier grants no permission to run, write, reach the network or load code", async () => {
   const task: string = (await tasks())["test:unit"];
   match(task, /^deno test .*tests\/unit\.ts$/);
@@ -46,27 +60,12 @@ Deno.test("no unit-tier file names the APIs that start processes, make files or 
 });
 
 Deno.test("the unit tier passes without those permissions (what `deno task test:unit` runs)", async () => {
-  const args = (await tasks())["test:unit"].split(/\s+/).slice(1);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  equal(out.code, 0, text.slice(-3000));
+  const { code, text } = await runTask("test:unit");
+  equal(code, 0, text.slice(-3000));
   match(text, /ok \| \d+ passed \| 0 failed/);
 });
 
 Deno.test("the examples in the documentation comments type-check (`deno task check:doc`)", async () => {
-  const args = (await tasks())["check:doc"].split(/\s+/).slice(1);
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  equal(out.code, 0, new TextDecoder().decode(out.stderr).slice(-3000));
+  const { code, text } = await runTask("check:doc");
+  equal(code, 0, text.slice(-3000));
 });

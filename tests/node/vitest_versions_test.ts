@@ -7,7 +7,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import { openNodeRunner } from "../../lib/lang/node/mod.ts";
-import { lockfileFor } from "../fixtures/node_project.ts";
+import { lockfileFor, vitestPackage } from "../fixtures/node_project.ts";
 import { ENVS, LOCKS, sandbox, tempDir, writeFiles } from "./_shared.ts";
 
 const TEST_FILE = `import { describe, expect, it, test } from "vitest";
@@ -38,18 +38,7 @@ for (const version of ["1.6.0", "4.1.12"]) {
   Deno.test(`vitest ${version}: reported ids are the static ids, with no empty suite`, async () => {
     await using tmp = await tempDir();
     const tree = join(tmp.path, "tree");
-    const pkg = JSON.stringify(
-      {
-        name: "merger",
-        version: "1.0.0",
-        private: true,
-        type: "module",
-        scripts: { test: "vitest run" },
-        devDependencies: { vitest: version },
-      },
-      null,
-      2,
-    ) + "\n";
+    const pkg = vitestPackage("merger", version);
     await writeFiles(tree, {
       "package.json": pkg,
       "package-lock.json": await lockfileFor(pkg, LOCKS),
