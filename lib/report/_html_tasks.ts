@@ -85,8 +85,10 @@ function taskHtml(t: TaskRow, k: number): string {
     }${link}</p>`,
     t.scored ? "" : `<p class="why">${esc(`Not scored: ${t.reason ?? NONE}`)}</p>`,
     `<p>${esc(`Judge: ${pickText(t.pick, k)}`)}${
-      t.pick.reason ? ` <span class="muted">— ${esc(t.pick.reason)}</span>` : ""
-    }</p>`,
+      // An abstention's reason is the first of the task's reasons, below.
+      t.pick.reason && t.pick.agent !== null
+        ? ` <span class="muted">— ${esc(t.pick.reason)}</span>`
+        : ""}</p>`,
     t.why.length
       ? `<ul class="reasons">${
         t.why.map((w) => `<li class="why" data-kind="${esc(w.kind)}">${esc(whyText(w, k))}</li>`)

@@ -27,6 +27,16 @@ export function textWidth(text: string): number {
   return [...text].length;
 }
 
+/**
+ * Text as the terminal shows it, never as instructions to the terminal: a test id, message or
+ * title an agent wrote can hold escape sequences that would clear the screen or rewrite a line,
+ * so control characters become a space (tabs, newlines) or "\uFFFD".
+ */
+export function printable(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\t\n\v\f\r]/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "\uFFFD");
+}
+
 /** Cut text to a width, ending in "…" when cut. */
 export function truncate(text: string, width: number): string {
   const chars = [...text];
@@ -62,7 +72,7 @@ export function table(
   }
   const line = (cells: readonly string[], row: number) =>
     indent + cells.map((cell, i) => {
-      const text = truncate(cell ?? "", widths[i]);
+      const text = truncate(printable(cell ?? ""), widths[i]);
       const pad = " ".repeat(widths[i] - textWidth(text));
       const padded = options.align?.[i] === "right" ? pad + text : text + pad;
       return options.style ? options.style(padded, row, i) : padded;
@@ -79,7 +89,7 @@ export function wrap(text: string, width: number, indent = 2): string[] {
   const pad = " ".repeat(indent);
   const lines: string[] = [];
   let current = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
+  for (const word of printable(text).split(/\s+/).filter(Boolean)) {
     const next = current ? `${current} ${word}` : word;
     if (textWidth(pad + next) > width && current) {
       lines.push(pad + current);

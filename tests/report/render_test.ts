@@ -73,6 +73,17 @@ Deno.test("renderTerminal() colours only when asked", () => {
   equal(coloured.replace(ANSI, ""), renderTerminal(report, { color: false }).replace(ANSI, ""));
 });
 
+Deno.test("attack: escape sequences in an agent's test id or message never reach the terminal", () => {
+  const r = structuredClone(report);
+  const attack = "\x1b[2J\x1b[1A\rresolved 10/10\x07\u009b31m";
+  r.tasks[0].title += attack;
+  r.tasks[0].why.push({ kind: "scoring", subject: `codex${attack}`, text: `scoring: ${attack}` });
+  const text = renderTerminal(r, { color: false });
+  match(text, /scoring: \uFFFD\[2J/);
+  // deno-lint-ignore no-control-regex
+  equal(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(text), false);
+});
+
 Deno.test("renderTerminal() shows the report's numbers", () => {
   const text = renderTerminal(report, { color: false });
   match(text, /codex\s+3\s+2\s+0\s+1\s+0\s+67%\s+21–94%/);
