@@ -74,7 +74,13 @@ try {
   const attempts = await readAttempts(project, task.id);
 
   const ours: { ms: number; sessions: number; matrix: Matrix }[] = [];
-  const perCell: { ms: number; sessions: number; agree: number; cells: number }[] = [];
+  const perCell: {
+    ms: number;
+    sessions: number;
+    agree: number;
+    cells: number;
+    disagree: string[];
+  }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const counting = new CountingSandbox(bout.sandbox);
     let started = performance.now();
@@ -125,9 +131,15 @@ try {
         dirs.set(tree.id, dir);
       }
       let agree = 0, cells = 0;
-      const byTree = await Promise.all(matrix.trees.map(async (tree) => {
+      const disagree: string[] = [];
+      // The B repeats share one directory, so their cells run one after another, like bugbout's:
+      // two pytest sessions at once in one tree see each other's writes.
+      const sharing = Map.groupBy(
+        matrix.trees.filter((t) => dirs.has(t.id)),
+        (t) => dirs.get(t.id)!,
+      );
+      const cellsOf = async (tree: (typeof matrix.trees)[number]) => {
         const outcomes: [string, Outcome][] = [];
-        // The B repeats share one tree, so their cells run one after another, like bugbout's.
         for (const test of matrix.tests) {
           // A repeat of B leaves out the tests that pass everywhere: no cell to compare.
           if (matrix.cells[test.id][tree.id] === undefined) continue;
@@ -147,11 +159,17 @@ try {
           outcomes.push([test.id, lookupOutcome(observed, test.id, (id) => runner.fileOf(id))]);
         }
         return { tree, outcomes };
-      }));
+      };
+      const byTree = (await Promise.all([...sharing.values()].map(async (trees) => {
+        const done = [];
+        for (const tree of trees) done.push(await cellsOf(tree));
+        return done;
+      }))).flat();
       for (const { tree, outcomes } of byTree) {
         for (const [id, outcome] of outcomes) {
           cells++;
           if (matrix.cells[id][tree.id] === outcome) agree++;
+          else disagree.push(`${id} on ${tree.id}: ${matrix.cells[id][tree.id]} vs ${outcome}`);
         }
       }
       perCell.push({
@@ -159,6 +177,7 @@ try {
         sessions: cellSandbox.sessions,
         agree,
         cells,
+        disagree,
       });
     } finally {
       await removeTree(work);
@@ -188,6 +207,7 @@ try {
       `${(cellMs / oursMs).toFixed(1)}x less wall time`,
   );
   console.log(`cells on which both approaches agree: ${perCell[0].agree}/${perCell[0].cells}`);
+  for (const line of perCell.flatMap((p) => p.disagree)) console.log(`  disagree: ${line}`);
   if (perCell.some((p) => p.agree !== p.cells)) Deno.exitCode = 1;
 } finally {
   await Deno.remove(root, { recursive: true }).catch(() => {});
