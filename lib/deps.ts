@@ -7,4 +7,4 @@
  */
 
 export { z } from "npm:zod@4.6.7";
-export { parse as parseToml, TomlError } from "npm:smol-toml@1.9.1";
+export { parse as parseToml, stringify as stringifyToml, TomlError } from "npm:smol-toml@1.9.1";
