@@ -561,12 +561,20 @@ export const verdictsFileSchema = z.object({
 // resolutions.json
 
 /** A patch's outcome against the hidden tests. */
+/**
+ * What a test saw of one call into the code under test (`observe` runs): the call (`file:function`),
+ * `r` (returned) or `x` (raised), the type of the value or exception (`module.qualname`), and flags:
+ * 1 when the tree defines that type, plus 2 when the tree also defines its `__eq__`.
+ */
+export type Observation = [call: string, kind: "r" | "x", type: string, flags: number];
+
 export const RESOLUTION_OUTCOMES = [
   "resolved",
   "broke-tests",
   "wrong-fix",
   "no-fix",
   "tampered",
+  "divergent",
 ] as const;
 /** A patch's outcome against the hidden tests. */
 export type ResolutionOutcome = typeof RESOLUTION_OUTCOMES[number];
@@ -581,6 +589,8 @@ export const EVIDENCE_ROLES = [
   "not-comparable",
 ] as const;
 
+const observationSchema = z.tuple([z.string(), z.enum(["r", "x"]), z.string(), z.int()]);
+
 /** One patch scored against the hidden tests. */
 export const patchScoreSchema = z.object({
   outcome: z.enum(RESOLUTION_OUTCOMES),
@@ -593,6 +603,11 @@ export const patchScoreSchema = z.object({
   message: z.string().optional(),
   /** What the patch's code did to the grading, when the outcome is `tampered`. */
   tampering: z.array(guardEventSchema).optional(),
+  /**
+   * When the outcome is `divergent`: the hidden tests that passed while the patch's code handed
+   * them something else than the real fix's does (`lib/score/divergence.ts`), and how.
+   */
+  divergence: z.array(z.object({ test: z.string(), detail: z.string() })).optional(),
 });
 
 /** One agent test replayed on B, S and G. */
@@ -611,7 +626,12 @@ export const resolutionSchema = z.object({
   /** False when a sanity gate failed or the oracle is unscorable; patches are then not counted. */
   scored: z.boolean(),
   reason: z.string().optional(),
-  sanity: z.object({ emptyResolves: z.boolean(), goldResolves: z.boolean() }).optional(),
+  sanity: z.object({
+    emptyResolves: z.boolean(),
+    goldResolves: z.boolean(),
+    /** What each hidden test saw of the real fix's code (where the runner observes). */
+    goldObserved: z.record(z.string(), z.array(observationSchema)).optional(),
+  }).optional(),
   patches: z.record(z.string(), patchScoreSchema),
   evidence: z.record(
     z.string(),

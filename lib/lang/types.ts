@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { GuardEvent, Language, Outcome, RunStatus, Task } from "../records.ts";
+import type { GuardEvent, Language, Observation, Outcome, RunStatus, Task } from "../records.ts";
 
 export type { GuardEvent } from "../records.ts";
 
@@ -101,6 +101,8 @@ export interface RunnerGroupRun {
   tamper: GuardEvent[];
   /** Things worth a look that are not tampering by themselves. */
   suspect: GuardEvent[];
+  /** With {@linkcode RunnerRunOptions.observe}: what each test saw of the code under test. */
+  observed?: Record<string, Observation[]>;
 }
 
 /** Options of {@linkcode TestRunner.run}. */
@@ -123,6 +125,11 @@ export interface RunnerRunOptions {
   watchTree?: boolean;
   /** `[project] env`. */
   extraEnv?: Record<string, string>;
+  /**
+   * Tests (ids) whose view of the code under test to record, for comparison with another tree's
+   * run (`RunnerGroupRun.observed`). Runners that cannot observe ignore it.
+   */
+  observe?: readonly string[];
   /** Wall-clock limit of each group, in milliseconds. */
   timeoutMs: number;
   /** Address-space cap, in MiB. */

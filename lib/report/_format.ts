@@ -27,6 +27,7 @@ export const OUTCOME_LABELS: Record<ResolutionOutcome, string> = {
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
   tampered: "tampered with the grading",
+  divergent: "passed on other values than the fix's",
 };
 
 /** Short outcome labels for narrow table cells. */
@@ -36,6 +37,7 @@ export const OUTCOME_SHORT: Record<ResolutionOutcome, string> = {
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
   tampered: "tampered",
+  divergent: "divergent",
 };
 
 /** How attempts ended, for people. */

@@ -29,6 +29,7 @@ export const OUTCOME_COLORS: Record<ResolutionOutcome, string> = {
   "wrong-fix": "#c53030",
   "no-fix": "#a0aec0",
   tampered: "#553c9a",
+  divergent: "#97266d",
 };
 
 /** Colours of test outcomes in the heatmaps. */

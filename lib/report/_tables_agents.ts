@@ -56,6 +56,7 @@ export const CUTOFF_TITLE = "Before and after each agent's training cutoff";
 /** Outcomes and ways of ending that most bouts never see: a column only when some agent has one. */
 const RARE = new Set<string>([
   "tampered",
+  "divergent",
   "out-of-memory",
   "too-many-processes",
   "disk-full",

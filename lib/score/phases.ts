@@ -25,6 +25,7 @@ import {
   type GuardEvent,
   type Matrix,
   nameOf,
+  type Observation,
   type Oracle,
   type Outcome,
   type Resolution,
@@ -49,6 +50,7 @@ import {
   taskAuthors,
   type TaskContext,
 } from "../testbed/mod.ts";
+import { divergences } from "./divergence.ts";
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
 import { reviewedPaths } from "./review.ts";
@@ -89,6 +91,8 @@ interface HiddenRun {
   outcomes: ReadonlyMap<string, Outcome>;
   tamper: GuardEvent[];
   suspect: GuardEvent[];
+  /** What each test saw of the code under test, where the runner observes. */
+  observed?: Record<string, Observation[]>;
   /** Why the run cannot be trusted (absent: it can). */
   untrusted?: string;
   /** The sandbox itself could not start: the run says nothing about the patch. */
@@ -98,7 +102,7 @@ interface HiddenRun {
 class InfraFailure extends Error {}
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
-export const SCORE_RULES = 3;
+export const SCORE_RULES = 4;
 
 /** Everything the phases of one task's scoring share. */
 interface Scoring {
@@ -118,6 +122,8 @@ interface Scoring {
   hidden: string;
   /** What the hidden tests are run by: the fix's test files, or the oracle's ids. */
   targets: string[];
+  /** What the hidden tests saw of the real fix's code (set by the sanity gates). */
+  goldObserved?: Record<string, Observation[]>;
 }
 
 /** What decides every scored tree besides its patch. */
@@ -256,6 +262,7 @@ async function sanityGates(
   const previous = context.previous;
   if (previous?.sanity && s.reuse.unitStands("sanity", s.hidden)) {
     s.reuse.unit("sanity", s.hidden);
+    s.goldObserved = previous.sanity.goldObserved;
     const failed = previous.sanity.emptyResolves || !previous.sanity.goldResolves;
     return { gates: previous.sanity, ...(failed ? { reason: previous.reason } : {}) };
   }
@@ -271,9 +278,11 @@ async function sanityGates(
       return undefined;
     }),
   ]);
+  s.goldObserved = gold.observed;
   const gates = {
     emptyResolves: empty.outcome === "resolved",
     goldResolves: gold.outcome === "resolved",
+    ...(gold.observed ? { goldObserved: gold.observed } : {}),
   };
   s.reuse.unit("sanity", s.hidden);
   if (gates.emptyResolves) {
@@ -346,7 +355,7 @@ async function scorePatch(
     return applied.ok ? undefined : applied.message;
   });
   if ("problem" in tree) return none(tree.problem);
-  const { suspect, ...score } = await scoreTree(s, tree.dir, name, true);
+  const { suspect, observed: _, ...score } = await scoreTree(s, tree.dir, name, true);
   const noticed = [
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
     ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
@@ -387,6 +396,7 @@ async function runHidden(s: Scoring, tree: string, name: string): Promise<Hidden
       tree,
       groups: [s.targets],
       extraEnv: settings.extraEnv,
+      observe: s.inputs.oracle.failToPass,
       timeoutMs: settings.timeoutMs,
       memoryMb: settings.memoryMb,
       deny: settings.deny,
@@ -405,6 +415,7 @@ async function runHidden(s: Scoring, tree: string, name: string): Promise<Hidden
     outcomes: new Map(Object.entries(run.outcomes)),
     tamper: run.tamper,
     suspect: run.suspect,
+    ...(run.observed ? { observed: run.observed } : {}),
     ...(untrusted !== undefined ? { untrusted } : {}),
     sandboxFailed: run.cause === "sandbox",
   };
@@ -421,7 +432,15 @@ async function scoreTree(
   tree: string,
   name: string,
   candidate: boolean,
-): Promise<TestScore & { message?: string; tampering?: GuardEvent[]; suspect?: GuardEvent[] }> {
+): Promise<
+  TestScore & {
+    message?: string;
+    tampering?: GuardEvent[];
+    suspect?: GuardEvent[];
+    divergence?: { test: string; detail: string }[];
+    observed?: Record<string, Observation[]>;
+  }
+> {
   const oracle = s.inputs.oracle;
   let result: HiddenRun | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -451,7 +470,24 @@ async function scoreTree(
   if (untrusted !== undefined) {
     return { ...score, message: `${untrustedPrefix(s.tree.runner)}: ${untrusted}` };
   }
-  return run.status === "ok" ? score : { ...score, message: run.message ?? run.status };
+  const seen = run.observed ? { observed: run.observed } : {};
+  const diverged = candidate && s.goldObserved && run.observed
+    ? divergences(s.goldObserved, run.observed, (id) => run.outcomes.get(id) === "passed")
+    : [];
+  if (diverged.length) {
+    // The tests passed, but not on what the real fix gives them: no pass for the patch.
+    return {
+      ...score,
+      ...seen,
+      outcome: "divergent",
+      divergence: diverged,
+      message: `the tests passed, but the patch's code gave them something else than the real ` +
+        `fix's: ${diverged[0].test}: ${diverged[0].detail}`,
+    };
+  }
+  return run.status === "ok"
+    ? { ...score, ...seen }
+    : { ...score, ...seen, message: run.message ?? run.status };
 }
 
 /** Phase 3: every author's tests on G, for their evidence roles. */

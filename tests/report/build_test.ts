@@ -50,6 +50,7 @@ Deno.test("buildReport() counts each contestant's outcomes over scored tasks onl
     "wrong-fix": 1,
     "no-fix": 0,
     tampered: 0,
+    divergent: 0,
   });
   deepEqual(agent("claude").outcomes, {
     resolved: 2,
@@ -57,6 +58,7 @@ Deno.test("buildReport() counts each contestant's outcomes over scored tasks onl
     "wrong-fix": 0,
     "no-fix": 0,
     tampered: 0,
+    divergent: 0,
   });
   // The quota attempt at issue-12 is a no-fix.
   deepEqual(agent("cheater").outcomes, {
@@ -65,6 +67,7 @@ Deno.test("buildReport() counts each contestant's outcomes over scored tasks onl
     "wrong-fix": 2,
     "no-fix": 1,
     tampered: 0,
+    divergent: 0,
   });
   for (const a of report.agents) equal(a.tasks, 3);
 });
@@ -138,6 +141,7 @@ Deno.test("buildReport() leaves an infrastructure error out of the agent's numbe
     "wrong-fix": 0,
     "no-fix": 0,
     tampered: 0,
+    divergent: 0,
   });
   equal(codex.statuses["infra-error"], 1);
   // 60, 90, 120, 180 s without issue-12's 300 s.

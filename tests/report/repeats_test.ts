@@ -61,6 +61,7 @@ Deno.test("with repeats each agent gathers all its attempts: outcomes, statuses 
     "wrong-fix": 14,
     "no-fix": 4,
     tampered: 0,
+    divergent: 0,
   });
   deepEqual([beta.tasks, beta.scoredAttempts, beta.attempts], [13, 39, 39]);
   deepEqual(beta.outcomes, {
@@ -69,6 +70,7 @@ Deno.test("with repeats each agent gathers all its attempts: outcomes, statuses 
     "wrong-fix": 23,
     "no-fix": 7,
     tampered: 0,
+    divergent: 0,
   });
   deepEqual([alpha.statuses.patch, alpha.statuses["no-change"], alpha.statuses["infra-error"]], [
     34,

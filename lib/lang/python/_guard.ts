@@ -372,13 +372,25 @@ _CODE_FILES = (".py", ".pyi", ".pth", ".so", ".pyd", ".cfg", ".toml", ".ini")
 
 
 def _witnessed(nodeid, func, calls):
-    """'func', recording whether each call returned or raised (the guard's own witness)."""
+    """'func', recording whether each call returned or raised (the guard's own witness), and for
+    the tests the session's 'observe' setting names, what they saw of the code under test."""
     if inspect.iscoroutinefunction(func):
         @functools.wraps(func)
         async def witness(*args, **kwargs):
             calls[nodeid] = "raised"
             await func(*args, **kwargs)
             calls[nodeid] = "returned"
+    elif nodeid in _OBSERVE:
+        @functools.wraps(func)
+        def witness(*args, **kwargs):
+            calls[nodeid] = "raised"
+            seen = []
+            try:
+                result = _observing(seen, func, args, kwargs)
+            finally:
+                _send_observed(nodeid, seen)
+            calls[nodeid] = "returned"
+            return result
     else:
         @functools.wraps(func)
         def witness(*args, **kwargs):
@@ -387,6 +399,117 @@ def _witnessed(nodeid, func, calls):
             calls[nodeid] = "returned"
             return result
     return witness
+
+
+# Observing: while a test function runs, each call its code (the test file's, a conftest's) makes
+# into another file of the tree is recorded with the type of what came back, or of what it
+# raised. bugbout compares these records of a patch's run with the real fix's, outside this
+# process (lib/score/divergence.ts): a patch whose code hands the test another kind of value than
+# the fix does (an object of its own that compares equal to anything), or raises where the fix
+# returns, is divergent even when the test passes.
+_OBSERVE = frozenset(_CONFIG.get("observe") or ())
+_OBSERVE_CAP = 64
+_settrace = sys.settrace
+_gettrace = sys.gettrace
+_isfunction = inspect.isfunction
+_type_attr = type.__getattribute__
+_kinds = {}
+
+
+def _kind(filename):
+    """1 for the tests' code (their files, conftests), 2 for the rest of the tree, 0 otherwise."""
+    kind = _kinds.get(filename)
+    if kind is None:
+        if not _is_tree(filename):
+            kind = 0
+        elif os.path.realpath(filename) in _TEST_FILES or os.path.basename(filename) == "conftest.py":
+            kind = 1
+        else:
+            kind = 2
+        _kinds[filename] = kind
+    return kind
+
+
+def _type_of(value):
+    """A value's type as 'module.qualname', and 1 if the tree defines it, plus 2 if the tree also
+    defines its __eq__. Reads classes' own dictionaries only: no code of the tree runs."""
+    cls = type(value)
+    try:
+        module = _type_attr(cls, "__module__")
+        name = "%s.%s" % (module, _type_attr(cls, "__qualname__"))
+    except Exception:
+        return "?", 0
+    source = getattr(sys.modules.get(module) if isinstance(module, str) else None, "__file__", None)
+    flags = 1 if isinstance(source, str) and _kind(source) == 2 else 0
+    if flags:
+        for klass in _type_attr(cls, "__mro__"):
+            eq = _type_attr(klass, "__dict__").get("__eq__")
+            if eq is not None:
+                if _isfunction(eq) and _kind(eq.__code__.co_filename) == 2:
+                    flags |= 2
+                break
+    return name, flags
+
+
+def _send_observed(nodeid, seen):
+    _send({"k": "observed", "id": nodeid, "calls": seen})
+
+
+def _observing(seen, func, args, kwargs):
+    """Call 'func' with a trace function that fills 'seen' with [call, 'r' or 'x', type, flags]."""
+    returned = []  # the boundary call that just returned None: the caller's next event says
+                   # whether it returned or raised
+
+    def boundary(entry):
+        def local(frame, event, arg):
+            if event == "return":
+                entry[1] = "r"
+                entry[2], entry[3] = _type_of(arg)
+                if arg is None:
+                    returned[:] = [entry]
+            return local
+        return local
+
+    def tests(frame, event, arg):
+        if event == "exception" and returned:
+            entry = returned.pop()
+            entry[1] = "x"
+            entry[2], entry[3] = _type_of(arg[1])
+        elif returned:
+            del returned[:]
+        return tests
+
+    def trace(frame, event, arg):
+        del returned[:]
+        code = frame.f_code
+        kind = _kind(code.co_filename)
+        back = frame.f_back
+        if kind == 2 and back is not None and _kind(back.f_code.co_filename) == 1:
+            if len(seen) >= _OBSERVE_CAP:
+                return None
+            name = getattr(code, "co_qualname", code.co_name)
+            entry = ["%s:%s" % (os.path.relpath(code.co_filename, _ROOT), name), "r", "?", 0]
+            seen.append(entry)
+            frame.f_trace_lines = False
+            return boundary(entry)
+        if kind == 1:
+            return tests
+        return None
+
+    before = _gettrace()
+    _in_hook.busy = True  # the guard's own trace function is not the tree's
+    try:
+        _settrace(trace)
+    finally:
+        _in_hook.busy = False
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _in_hook.busy = True
+        try:
+            _settrace(before)
+        finally:
+            _in_hook.busy = False
 
 
 class _Guard:

@@ -11,7 +11,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
-import type { GuardEvent, Outcome } from "../../records.ts";
+import type { GuardEvent, Observation, Outcome } from "../../records.ts";
 
 export type { GuardEvent } from "../../records.ts";
 
@@ -35,6 +35,8 @@ export interface GroupReport {
   tamper: GuardEvent[];
   /** Things worth a look that are not tampering by themselves. */
   suspect: GuardEvent[];
+  /** With `observe`: what each test saw of the code under test, by id. */
+  observed?: Record<string, Observation[]>;
 }
 
 /** A whole session's channel. */
@@ -207,8 +209,19 @@ function readGroupRecord(group: GroupReport, record: Record<string, unknown>) {
     case "suspect":
       group.suspect.push(event(record));
       break;
+    case "observed": {
+      const calls = Array.isArray(record.calls) ? record.calls.filter(isObservation) : [];
+      (group.observed ??= {})[String(record.id)] = calls;
+      break;
+    }
     case "end":
       group.endCode = Number(record.code);
       break;
   }
+}
+
+function isObservation(value: unknown): value is Observation {
+  return Array.isArray(value) && value.length === 4 && typeof value[0] === "string" &&
+    (value[1] === "r" || value[1] === "x") && typeof value[2] === "string" &&
+    typeof value[3] === "number";
 }

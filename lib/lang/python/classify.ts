@@ -94,7 +94,11 @@ function judgeGroup(
   e: RunEvidence,
   cutShort: (why: string, running?: string) => Omit<GroupRun, "tamper" | "suspect">,
 ): GroupRun {
-  const events = { tamper: group.tamper, suspect: group.suspect };
+  const events = {
+    tamper: group.tamper,
+    suspect: group.suspect,
+    ...(group.observed ? { observed: group.observed } : {}),
+  };
   if (group.tamper.length > 0) {
     return {
       ...events,

@@ -75,6 +75,8 @@ export interface PytestOptions {
   pytestArgs?: readonly string[];
   /** `[project] env`. */
   extraEnv?: Record<string, string>;
+  /** Tests (node ids) whose view of the code under test to record (`_observing` in the guard). */
+  observe?: readonly string[];
   /** Wall-clock limit of each group's run, in milliseconds. */
   timeoutMs: number;
   /** Address-space cap, in MiB. */
@@ -163,6 +165,7 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       groups: groups.map((g) => [...g]),
       groupTimeout: options.timeoutMs / 1000,
       watch: options.watchTree ?? true,
+      observe: [...options.observe ?? []],
     });
     let result;
     try {

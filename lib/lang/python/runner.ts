@@ -365,6 +365,7 @@ export class PythonRunner implements TestRunner {
       groups: options.groups,
       trustPartial: options.trustPartial,
       watchTree: options.watchTree,
+      observe: options.observe,
       pythonPath: this.#options.pythonPath,
       pytestArgs: this.#options.pytestArgs,
       extraEnv: { ...env.env, ...options.extraEnv },
