@@ -10,7 +10,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { changelogKind } from "../../lib/mine/changelog.ts";
 import { gapToml } from "../fixtures/gaps.ts";
-import { changelogSections, evidenceOverWords } from "../fixtures/shapes.ts";
+import { changelogSections, codeMoved, evidenceOverWords } from "../fixtures/shapes.ts";
 import { mineHistory } from "./_history.ts";
 
 Deno.test("what the diff touches decides typing-only fixes, not the title's words", async () => {
@@ -97,4 +97,19 @@ Deno.test("changelog sections read in every heading style found on real projects
   // No sections at all (pallets/jinja's CHANGES.rst): the entry's own first word.
   const jinja = "Version 3.1.5\n-------------\n\nReleased 2024-12-21\n\n-   Fix a. :issue:`1`\n";
   equal(entry(jinja, jinja.replace("-   Fix a.", "-   Fix b. :issue:`2`\n-   Fix a.")), "bug");
+});
+
+Deno.test("code moved or indented anew is no typing-only change, whatever its lines read as a set", async () => {
+  await using m = await mineHistory(codeMoved, { toml: gapToml() });
+  // pallets/click 9c456ec: two blocks swapped, a blank line added above them.
+  equal(m.task("swapped")?.id, "issue-50");
+  // pytest 917ce9a: a loop moved out of a block to another place.
+  equal(m.task("movedOut")?.id, "issue-51");
+  // pytest 93fdad2: a line indented into the block above.
+  equal(m.task("indented")?.id, "issue-52");
+  // Annotations changed in two hunks, nothing else: typing-only still.
+  deepEqual(
+    [m.excluded("annotated")?.reason, m.excluded("annotated")?.detail],
+    ["typing-only", "changes only type annotations in shop/cart.py"],
+  );
 });
