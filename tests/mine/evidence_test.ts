@@ -51,7 +51,11 @@ Deno.test("a conventional-commit type ranks with the changelog: refactor leaves 
 Deno.test("a changelog entry under a heading of its own words counts, and an unknown heading ends the search", async () => {
   await using m = await mineHistory(changelogSections, { toml: gapToml() });
   deepEqual(m.task("underFixes")?.evidence, [
-    { rule: "changelog", says: "bug", detail: "its entry in CHANGES.rst is under bug fixes" },
+    {
+      rule: "changelog",
+      says: "bug",
+      detail: 'its entry in CHANGES.rst is under "Fixes for metadata and licenses"',
+    },
   ]);
   // Under "Behavior changes:" below "Features:": the changelog says nothing; the title decides.
   deepEqual(m.task("underUnknown")?.evidence?.map((e) => e.rule), ["title"]);
@@ -94,6 +98,38 @@ Deno.test("changelog sections read in every heading style found on real projects
     "Fixes for metadata and licenses:\n\n- c\n";
   equal(entry(colon, colon.replace("- c", "- d\n- c")), "bug");
   equal(entry(colon, colon.replace("- b", "- e\n- b")), undefined);
+  // towncrier's own section names in reStructuredText: "Improved Documentation" and
+  // "Trivial/Internal Changes" are no bug fixes, and end the search (pytest's CHANGELOG.rst).
+  const sections =
+    "pytest 7.0.0 (2022-02-03)\n=========================\n\nFeatures\n--------\n\n" +
+    "- `#1`: f.\n\nImproved Documentation\n----------------------\n\n- `#2`: d.\n\n" +
+    "Trivial/Internal Changes\n~~~~~~~~~~~~~~~~~~~~~~~~\n\n- `#3`: t.\n";
+  equal(entry(sections, sections.replace("- `#2`", "- `#9`: x.\n- `#2`")), undefined);
+  equal(entry(sections, sections.replace("- `#3`", "- `#9`: x.\n- `#3`")), undefined);
+  // Colon headings of the usual words.
+  const usual = "1.0\n---\n\nFeatures:\n\n- a\n\nBug fixes:\n\n- b\n\nFixed:\n- c\n";
+  equal(entry(usual, usual.replace("- b", "- x\n- b")), "bug");
+  equal(entry(usual, usual.replace("- c", "- x\n- c")), "bug");
+  // A list nested under an item that names its section (jorisroovers/gitlint 0.14's CHANGELOG.md):
+  // the item decides for the entries below it, not for those beside it.
+  const nested = "# Changelog #\n\n## v0.14.0 (TBD) ##\n- **New Rule**: x\n- Bugfixes:\n" +
+    "  -  Options can be None.\n- New `RegexOption`\n";
+  equal(
+    entry(nested, nested.replace("  -  Options", "  -  Ignore rules: no None.\n  -  Options")),
+    "bug",
+  );
+  equal(
+    entry(nested, nested.replace("- New `Regex", "- Python 3.9 support\n- New `Regex")),
+    undefined,
+  );
+  // A line edited in its markup only is no new entry (gitlint cb94a49: a feature that put
+  // backticks into a bug fix's entry).
+  const edited = nested.replace("- New `Regex", "- **New Rule**: y\n- New `Regex")
+    .replace("be None", "be `None`");
+  equal(entry(nested, edited), undefined);
+  // An item of other words above a nested list is an entry's start: the section above decides.
+  const intro = "Bug fixes\n---------\n\n- Parsing:\n  - a\n";
+  equal(entry(intro, intro.replace("  - a", "  - b\n  - a")), "bug");
   // No sections at all (pallets/jinja's CHANGES.rst): the entry's own first word.
   const jinja = "Version 3.1.5\n-------------\n\nReleased 2024-12-21\n\n-   Fix a. :issue:`1`\n";
   equal(entry(jinja, jinja.replace("-   Fix a.", "-   Fix b. :issue:`2`\n-   Fix a.")), "bug");

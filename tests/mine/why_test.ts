@@ -15,7 +15,10 @@ import { git } from "../../lib/git.ts";
 import type { TasksFile } from "../../lib/records.ts";
 import { palette } from "../../lib/style.ts";
 import { buildDemo } from "../fixtures/projects.ts";
+import { changelogSections } from "../fixtures/shapes.ts";
+import { gapToml } from "../fixtures/gaps.ts";
 import { miningSetup } from "./_setup.ts";
+import { mineHistory } from "./_history.ts";
 
 function capture(): Io & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -102,4 +105,37 @@ Deno.test("the tasks listing shows every language's test ids whole and names the
   });
   match(text, /tests: \.\/TestTrim, test\/a\.test\.ts > trims/);
   match(text, /no-source-change +changes no Go source file/);
+});
+
+Deno.test("`bugbout tasks --why` names the changelog entry and heading that decided a left-out commit", async () => {
+  await using m = await mineHistory(changelogSections, { toml: gapToml() });
+  const config = join(m.dir, "bugbout.toml");
+  Deno.env.set("BUGBOUT_HOME", m.home);
+  try {
+    const why = async (key: string) => {
+      const io = capture();
+      equal(await runCli(["tasks", "--why", m.commits[key].slice(0, 9), "-c", config], io), 0);
+      return io.stdout.join("\n").split("\n");
+    };
+    // A title that says no fix, an entry under "Behavior changes:": recorded compactly, with
+    // the entry's words.
+    const short = m.commits.neutral.slice(0, 12);
+    deepEqual(
+      m.result.file.leftOut?.["not-a-fix"]?.filter((e) => e.startsWith(short)),
+      [`${short} its entry in CHANGES.rst says neither: "Totals add prices in ascending order."`],
+    );
+    deepEqual((await why("neutral")).slice(1), [
+      "  Keep the order of totals (#42)",
+      '  its entry in CHANGES.rst says neither: "Totals add prices in ascending order."',
+    ]);
+    // A "fix" whose entry is under "Features:": the heading is named.
+    deepEqual((await why("feature")).slice(1), [
+      "  Fix colours of the receipt (#43)",
+      '  its entry in CHANGES.rst is under "Features"',
+    ]);
+    // A kept one names the heading too.
+    match((await why("underFixes")).join("\n"), /under "Fixes for metadata and licenses"/);
+  } finally {
+    Deno.env.delete("BUGBOUT_HOME");
+  }
 });
