@@ -104,6 +104,17 @@ Deno.test("the tasks listing shows every language's test ids whole and names the
     language: "Go",
   });
   match(text, /tests: \.\/TestTrim, test\/a\.test\.ts > trims/);
+  // A task whose tests only collection will name says so, with the file (unjs/ufo's
+  // test/base.test.ts, whose tests have computed names).
+  const unsure = renderTasks({
+    ...file,
+    tasks: [{
+      ...file.tasks[0],
+      newTests: [],
+      unsureTests: [{ file: "test/base.test.ts", why: "a test has a computed name" }],
+    }],
+  }, { palette: palette(false), path: "tasks.json", cached: true, language: "JavaScript" });
+  match(unsure, /tests: what collection finds in test\/base\.test\.ts {2}statement:/);
   match(text, /no-source-change +changes no Go source file/);
 });
 
