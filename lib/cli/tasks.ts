@@ -211,7 +211,10 @@ export function renderWhy(decision: CommitDecision, p: Palette, language: string
       const title = decision.kind === "excluded" ? decision.exclusion.title : decision.title;
       const lines = [`${sha} was left out: ${p.bold(reason)} (${reasonText(reason, language)})`];
       lines.push(`  ${title}`);
-      if (detail) lines.push(`  ${detail}`);
+      // The compact record says `type refactor`: in words, for a person.
+      const type = detail?.match(/^type (\S+)$/)?.[1];
+      if (type) lines.push(`  a conventional commit of type ${type}, which fixes no bug`);
+      else if (detail) lines.push(`  ${detail}`);
       else if (reason === "not-a-fix") {
         lines.push("  its title has no fix word, and no changelog entry or type says bug fix");
       }

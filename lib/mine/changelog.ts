@@ -170,7 +170,7 @@ function kindOfEntry(line: string): ChangeKind | undefined {
 
 /** Words of an entry that describe behaviour put right. */
 const MENDED =
-  /\b(?:no longer incorrectly|incorrectly|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
+  /\b(?:no longer incorrectly|incorrectly|now (?:correctly|properly)|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
 
 /** What the lines a change added to a changelog file say, and what decided. */
 export interface ChangelogReading {

@@ -130,6 +130,15 @@ Deno.test("changelog sections read in every heading style found on real projects
   // An item of other words above a nested list is an entry's start: the section above decides.
   const intro = "Bug fixes\n---------\n\n- Parsing:\n  - a\n";
   equal(entry(intro, intro.replace("  - a", "  - b\n  - a")), "bug");
+  // No sections, an entry that says what now works (pytest 0a26132's CHANGELOG.rst, 3.0.7).
+  const patch = "3.0.7 (unreleased)\n==================\n\n* Fix regression, x.\n\n* Ignore y.\n";
+  equal(
+    entry(
+      patch,
+      patch.replace("* Ignore y.", "* ``-o`` now correctly overrides z.\n\n* Ignore y."),
+    ),
+    "bug",
+  );
   // No sections at all (pallets/jinja's CHANGES.rst): the entry's own first word.
   const jinja = "Version 3.1.5\n-------------\n\nReleased 2024-12-21\n\n-   Fix a. :issue:`1`\n";
   equal(entry(jinja, jinja.replace("-   Fix a.", "-   Fix b. :issue:`2`\n-   Fix a.")), "bug");

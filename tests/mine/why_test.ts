@@ -15,7 +15,7 @@ import { git } from "../../lib/git.ts";
 import type { TasksFile } from "../../lib/records.ts";
 import { palette } from "../../lib/style.ts";
 import { buildDemo } from "../fixtures/projects.ts";
-import { changelogSections } from "../fixtures/shapes.ts";
+import { changelogSections, evidenceOverWords } from "../fixtures/shapes.ts";
 import { gapToml } from "../fixtures/gaps.ts";
 import { miningSetup } from "./_setup.ts";
 import { mineHistory } from "./_history.ts";
@@ -146,6 +146,28 @@ Deno.test("`bugbout tasks --why` names the changelog entry and heading that deci
     ]);
     // A kept one names the heading too.
     match((await why("underFixes")).join("\n"), /under "Fixes for metadata and licenses"/);
+  } finally {
+    Deno.env.delete("BUGBOUT_HOME");
+  }
+});
+
+Deno.test("`bugbout tasks --why` says in words which conventional-commit type left a commit out", async () => {
+  await using m = await mineHistory(evidenceOverWords, { toml: gapToml() });
+  Deno.env.set("BUGBOUT_HOME", m.home);
+  try {
+    const io = capture();
+    const argv = [
+      "tasks",
+      "--why",
+      m.commits.refactor.slice(0, 9),
+      "-c",
+      join(m.dir, "bugbout.toml"),
+    ];
+    equal(await runCli(argv, io), 0);
+    deepEqual(io.stdout.join("\n").split("\n").slice(1), [
+      "  refactor: fix naming in average (#37)",
+      "  a conventional commit of type refactor, which fixes no bug",
+    ]);
   } finally {
     Deno.env.delete("BUGBOUT_HOME");
   }
