@@ -168,9 +168,16 @@ function kindOfEntry(line: string): ChangeKind | undefined {
   return undefined;
 }
 
-/** Words of an entry that describe behaviour put right. */
-const MENDED =
-  /\b(?:no longer incorrectly|incorrectly|now (?:correctly|properly)|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
+/**
+ * Words of an entry that describe behaviour put right: "is no longer incorrectly folded", "now
+ * correctly overrides", "is hashable again", "no longer silently drops", "fixes a crash".
+ */
+const MENDED = new RegExp(
+  String.raw`\b(?:(?:in)?correctly|properly|again|no longer (?:silently|wrongly|erroneously|` +
+    String.raw`accidentally|mistakenly|unexpectedly)|fix(?:e[sd])?|bugs?|regression|` +
+    String.raw`crash(?:e[sd]|ing)?)\b`,
+  "i",
+);
 
 /** What the lines a change added to a changelog file say, and what decided. */
 export interface ChangelogReading {
@@ -220,12 +227,18 @@ export function readChangelog(before: string, after: string): ChangelogReading {
   const oldEndAt = a.indexOf("\n", a.length - last);
   const oldLines = a.slice(oldStart, oldEndAt < 0 ? a.length : oldEndAt).split("\n");
   const oldSet = new Set(oldLines);
-  // A line whose words stay the same (markup or punctuation edited) is no new entry.
+  // A line whose words were there before (markup or punctuation edited, an entry wrapped anew)
+  // is no new entry.
   const words = (line: string) => line.toLowerCase().replace(/[^a-z0-9]+/g, "");
   const oldWords = new Set(oldLines.map(words));
+  const oldText = oldLines.map(words).join("");
+  const edited = (line: string) => {
+    const w = words(line);
+    return oldWords.has(w) || (w.length >= 12 && oldText.includes(w));
+  };
   const added: number[] = [];
   for (let n = top; n < bottomLine; n++) {
-    if (now[n]?.trim() && !oldSet.has(now[n]) && !oldWords.has(words(now[n]))) added.push(n);
+    if (now[n]?.trim() && !oldSet.has(now[n]) && !edited(now[n])) added.push(n);
   }
   if (added.length === 0) return {};
   // Headings the change added (a new version's, a new section's) are no entries.

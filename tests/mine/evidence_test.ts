@@ -127,10 +127,26 @@ Deno.test("changelog sections read in every heading style found on real projects
   const edited = nested.replace("- New `Regex", "- **New Rule**: y\n- New `Regex")
     .replace("be None", "be `None`");
   equal(entry(nested, edited), undefined);
+  // An entry wrapped anew is no new entry either (pallets/click 6a1c0d0: the old entry's first
+  // line, now ending before its references, beside the new entry).
+  const jinjaLike =
+    "Version 8.1.8\n-------------\n\n-   Don't discard pager arguments by correctly " +
+    "using subprocess.Popen. :issue:`3039` :pr:`3055`\n-   Fix EOF handling. :issue:`2939`\n";
+  equal(
+    entry(
+      jinjaLike,
+      jinjaLike.replace(
+        "subprocess.Popen. :issue:`3039` :pr:`3055`\n",
+        "``subprocess.Popen``. :issue:`3039`\n    :pr:`3055`\n-   Replace ``UNSET`` defaults by ``None``.\n",
+      ),
+    ),
+    undefined,
+  );
   // An item of other words above a nested list is an entry's start: the section above decides.
   const intro = "Bug fixes\n---------\n\n- Parsing:\n  - a\n";
   equal(entry(intro, intro.replace("  - a", "  - b\n  - a")), "bug");
-  // No sections, an entry that says what now works (pytest 0a26132's CHANGELOG.rst, 3.0.7).
+  // No sections, an entry that says what now works (pytest 0a26132's CHANGELOG.rst, 3.0.7;
+  // pytest 8a41b26's "again accepts", click 8a4ce84's "no longer silently drop").
   const patch = "3.0.7 (unreleased)\n==================\n\n* Fix regression, x.\n\n* Ignore y.\n";
   equal(
     entry(
@@ -139,6 +155,12 @@ Deno.test("changelog sections read in every heading style found on real projects
     ),
     "bug",
   );
+  for (const words of ["again accepts unicode", "no longer silently drops zero"]) {
+    equal(
+      entry(patch, patch.replace("* Ignore y.", `* \`\`ids\`\` ${words}.\n\n* Ignore y.`)),
+      "bug",
+    );
+  }
   // No sections at all (pallets/jinja's CHANGES.rst): the entry's own first word.
   const jinja = "Version 3.1.5\n-------------\n\nReleased 2024-12-21\n\n-   Fix a. :issue:`1`\n";
   equal(entry(jinja, jinja.replace("-   Fix a.", "-   Fix b. :issue:`2`\n-   Fix a.")), "bug");
