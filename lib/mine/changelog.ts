@@ -252,6 +252,7 @@ export function readChangelog(before: string, after: string): ChangelogReading {
     let section: ChangeKind | "other" | undefined;
     let at = -1;
     let indent = indentOf(now[n]);
+    let level = 7;
     for (let k = n - 1; k >= 0; k--) {
       // An entry of a list nested under an item that names a section ("- Bugfixes:", gitlint);
       // an item of other words ("- Parsing:") may be an entry's own start: read on above it.
@@ -266,11 +267,16 @@ export function readChangelog(before: string, after: string): ChangelogReading {
       }
       const heading = kindOfHeading(now, k);
       if (heading === "version") break;
-      if (heading) {
-        section = heading;
-        at = k;
-        break;
-      }
+      if (!heading) continue;
+      // Markdown says which section holds which: a subsection of other words ("#### CLI" under
+      // "### Bug fixes") leaves the decision to the section above it, and a heading as deep as
+      // one passed already is a sibling's.
+      const depth = now[k].match(/^\s*(#{1,6})\s/)?.[1].length ?? 0;
+      if (depth && depth >= level) continue;
+      section = heading;
+      at = k;
+      if (heading !== "other" || !depth) break;
+      level = depth;
     }
     // A breaking change is no bug fix, whatever section it sits in.
     const kind = BREAKING.test(now[n])

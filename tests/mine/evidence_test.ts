@@ -84,6 +84,12 @@ Deno.test("changelog sections read in every heading style found on real projects
     "## Bugfixes\n\n- Crash on y\n";
   equal(entry(gitlint, gitlint.replace("- Crash on y", "- Crash on z\n- Crash on y")), "bug");
   equal(entry(gitlint, gitlint.replace("- Docs", "- Faster CI\n- Docs")), undefined);
+  // Markdown subsections: one of other words under "### Bug Fixes" is part of it; under an
+  // unknown section, it is not.
+  const sub = "## 2.0.0\n\n### Features\n\n- a\n\n### Bug Fixes\n\n#### CLI\n\n- b\n\n" +
+    "#### Parser\n\n- c\n\n### General\n\n#### Docs\n\n- d\n";
+  equal(entry(sub, sub.replace("- c", "- x\n- c")), "bug");
+  equal(entry(sub, sub.replace("- d", "- x\n- d")), undefined);
   // keep-a-changelog ("### Fixed") and conventional-changelog ("### Bug Fixes").
   const keep = "# Changelog\n\n## [Unreleased]\n\n### Added\n\n- a\n\n### Fixed\n\n- b\n";
   equal(entry(keep, keep.replace("- b", "- c\n- b")), "bug");
