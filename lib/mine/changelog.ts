@@ -291,6 +291,10 @@ export function readChangelog(before: string, after: string): ChangelogReading {
       ...(section && !BREAKING.test(now[n]) ? { heading: headingText(now[at]) } : {}),
     };
   }
-  if (kinds.size !== 1) return { entry: now[entries[0] ?? added[0]].trim() };
+  if (kinds.size !== 1) {
+    // The entry to quote: the first that starts an item of a list, not a wrapped line's rest.
+    const item = entries.find((n) => /^\s*(?:[-*+]|\d+\.)\s/.test(now[n]));
+    return { entry: now[item ?? entries[0] ?? added[0]].trim() };
+  }
   return { kind: [...kinds][0], ...decided };
 }

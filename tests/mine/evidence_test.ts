@@ -8,7 +8,7 @@
  */
 
 import { deepEqual, equal, match } from "node:assert/strict";
-import { changelogKind } from "../../lib/mine/changelog.ts";
+import { changelogKind, readChangelog } from "../../lib/mine/changelog.ts";
 import { gapToml } from "../fixtures/gaps.ts";
 import { changelogSections, codeMoved, evidenceOverWords } from "../fixtures/shapes.ts";
 import { mineHistory } from "./_history.ts";
@@ -138,15 +138,16 @@ Deno.test("changelog sections read in every heading style found on real projects
   const jinjaLike =
     "Version 8.1.8\n-------------\n\n-   Don't discard pager arguments by correctly " +
     "using subprocess.Popen. :issue:`3039` :pr:`3055`\n-   Fix EOF handling. :issue:`2939`\n";
-  equal(
-    entry(
+  // What is recorded of it is the new entry, not the wrapped line's rest.
+  deepEqual(
+    readChangelog(
       jinjaLike,
       jinjaLike.replace(
         "subprocess.Popen. :issue:`3039` :pr:`3055`\n",
         "``subprocess.Popen``. :issue:`3039`\n    :pr:`3055`\n-   Replace ``UNSET`` defaults by ``None``.\n",
       ),
     ),
-    undefined,
+    { entry: "-   Replace ``UNSET`` defaults by ``None``." },
   );
   // An item of other words above a nested list is an entry's start: the section above decides.
   const intro = "Bug fixes\n---------\n\n- Parsing:\n  - a\n";
