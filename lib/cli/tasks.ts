@@ -15,7 +15,7 @@ import {
   whyCommit,
 } from "../mine/mod.ts";
 import { Project } from "../project.ts";
-import type { TasksFile } from "../records.ts";
+import type { Task, TasksFile } from "../records.ts";
 import { type Palette, palette } from "../style.ts";
 import type { CommandContext } from "./context.ts";
 
@@ -49,6 +49,18 @@ export function reasonText(reason: string, language: string): string {
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A task's tests as the listing shows them: their names, and what collection will add when
+ * static reading was unsure (alone when it named none).
+ */
+function testsOf(task: Task, max: number, dim: (s: string) => string = (s) => s): string {
+  if (!task.unsureTests?.length) return testNames(task.newTests, max);
+  if (task.newTests.length === 0) {
+    return dim(`what collection finds in ${task.unsureTests.map((u) => u.file).join(", ")}`);
+  }
+  return `${testNames(task.newTests, max)} ${dim("(+ what collection finds)")}`;
 }
 
 function testNames(ids: string[], max = 3): string {
@@ -85,8 +97,7 @@ export function renderTasks(
     out.push(`  ${p.accent(task.id.padEnd(width))}  ${task.title}`);
     out.push(`  ${pad}${p.dim("source:")} ${task.sourceFiles.join(", ")}`);
     out.push(
-      `  ${pad}${p.dim("tests:")} ${testNames(task.newTests)}` +
-        (task.unsureTests?.length ? ` ${p.dim("(+ what collection finds)")}` : "") + "  " +
+      `  ${pad}${p.dim("tests:")} ${testsOf(task, 3, p.dim)}  ` +
         `${p.dim("statement:")} ${task.statementSource}` +
         (task.linkedIssue ? ` (issue #${task.linkedIssue})` : ""),
     );
@@ -186,11 +197,7 @@ export function renderWhy(decision: CommitDecision, p: Palette, language: string
         );
       }
       lines.push(`  source: ${t.sourceFiles.join(", ")}`);
-      lines.push(
-        `  tests: ${testNames(t.newTests, 5)}${
-          t.unsureTests?.length ? " (+ what collection finds)" : ""
-        }`,
-      );
+      lines.push(`  tests: ${testsOf(t, 5)}`);
       lines.push(
         `  statement: from ${
           t.statementSource === "commit" ? "the commit's title" : `the ${t.statementSource}`
@@ -204,7 +211,10 @@ export function renderWhy(decision: CommitDecision, p: Palette, language: string
       const title = decision.kind === "excluded" ? decision.exclusion.title : decision.title;
       const lines = [`${sha} was left out: ${p.bold(reason)} (${reasonText(reason, language)})`];
       lines.push(`  ${title}`);
-      if (detail) lines.push(`  ${detail}`);
+      // The compact record says `type refactor`: in words, for a person.
+      const type = detail?.match(/^type (\S+)$/)?.[1];
+      if (type) lines.push(`  a conventional commit of type ${type}, which fixes no bug`);
+      else if (detail) lines.push(`  ${detail}`);
       else if (reason === "not-a-fix") {
         lines.push("  its title has no fix word, and no changelog entry or type says bug fix");
       }

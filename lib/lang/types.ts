@@ -790,8 +790,9 @@ export interface ChangeMiner<At = unknown> {
   /** For each change, the tests it added or changed. */
   addedTests(changes: readonly TestsToRead[]): Promise<AddedTests[]>;
   /**
-   * Whether a change to the source file `path` (its `-U0` removed and added lines) touches only
-   * type annotations, which no test run checks; absent when the language cannot tell.
+   * Whether one hunk of a change to the source file `path` (its `-U0` removed and added lines)
+   * touches only type annotations, which no test run checks; absent when the language cannot
+   * tell. A change is typing-only when every hunk of every source file is.
    */
   typingOnly?(path: string, removed: readonly string[], added: readonly string[]): boolean;
 }

@@ -135,6 +135,20 @@ function kindOfHeading(
   return heading ? "other" : undefined;
 }
 
+/** A list item that names the section of the list nested under it: `- Bugfixes:`. */
+const LIST_HEADING = /^[-*+]\s+(?:\*\*)?([A-Za-z][\w /&-]{1,40}?)(?:\*\*)?:(?:\*\*)?$/;
+
+function indentOf(line: string): number {
+  return line.match(/^[ \t]*/)![0].length;
+}
+
+/** What a section's title says it holds, when it names bug fixes or features. */
+function kindOfTitle(title: string): ChangeKind | undefined {
+  if (BUG_HEADING.test(title)) return "bug";
+  if (FEATURE_HEADING.test(title)) return "feature";
+  return undefined;
+}
+
 /** An entry that says it breaks something: "**Potentially breaking**: ...", "BREAKING: ...". */
 const BREAKING =
   /^\s*(?:[-*+]\s+|\d+\.\s+)?(?:\*\*|__)?(?:potentially\s+)?breaking(?:\s+change)?\b/i;
@@ -154,9 +168,26 @@ function kindOfEntry(line: string): ChangeKind | undefined {
   return undefined;
 }
 
-/** Words of an entry that describe behaviour put right. */
-const MENDED =
-  /\b(?:no longer incorrectly|incorrectly|fix(?:e[sd])?|bugs?|regression|crash(?:e[sd]|ing)?)\b/i;
+/**
+ * Words of an entry that describe behaviour put right: "is no longer incorrectly folded", "now
+ * correctly overrides", "is hashable again", "no longer silently drops", "fixes a crash".
+ */
+const MENDED = new RegExp(
+  String.raw`\b(?:(?:in)?correctly|properly|again|no longer (?:silently|wrongly|erroneously|` +
+    String.raw`accidentally|mistakenly|unexpectedly)|fix(?:e[sd])?|bugs?|regression|` +
+    String.raw`crash(?:e[sd]|ing)?)\b`,
+  "i",
+);
+
+/** What the lines a change added to a changelog file say, and what decided. */
+export interface ChangelogReading {
+  /** Bug fix or feature; absent when the added lines say nothing, or say both. */
+  kind?: ChangeKind;
+  /** The heading of the section that decided, without its markup (`Bug fixes`, `Features`). */
+  heading?: string;
+  /** The first added entry that decided, or else the first added line, trimmed. */
+  entry?: string;
+}
 
 /**
  * What the lines a change added to a changelog file say: the kinds of the sections they sit in
@@ -165,6 +196,14 @@ const MENDED =
  * nothing, or say both.
  */
 export function changelogKind(before: string, after: string): ChangeKind | undefined {
+  return readChangelog(before, after).kind;
+}
+
+/**
+ * {@linkcode changelogKind}, with the heading and the entry that decided (to say why a change
+ * was left out, or kept).
+ */
+export function readChangelog(before: string, after: string): ChangelogReading {
   // A changelog is long and a change adds a few lines: split only the lines from the top of the
   // file to the end of what changed (the headings above an entry are all that is read).
   const a = before.includes("\r") ? before.replace(/\r\n?/g, "\n") : before;
@@ -186,32 +225,76 @@ export function changelogKind(before: string, after: string): ChangeKind | undef
   const bottomLine = b.slice(0, end).split("\n").length;
   const oldStart = a.lastIndexOf("\n", first - 1) + 1;
   const oldEndAt = a.indexOf("\n", a.length - last);
-  const oldSet = new Set(a.slice(oldStart, oldEndAt < 0 ? a.length : oldEndAt).split("\n"));
+  const oldLines = a.slice(oldStart, oldEndAt < 0 ? a.length : oldEndAt).split("\n");
+  const oldSet = new Set(oldLines);
+  // A line whose words were there before (markup or punctuation edited, an entry wrapped anew)
+  // is no new entry.
+  const words = (line: string) => line.toLowerCase().replace(/[^a-z0-9]+/g, "");
+  const oldWords = new Set(oldLines.map(words));
+  const oldText = oldLines.map(words).join("");
+  const edited = (line: string) => {
+    const w = words(line);
+    return oldWords.has(w) || (w.length >= 12 && oldText.includes(w));
+  };
   const added: number[] = [];
   for (let n = top; n < bottomLine; n++) {
-    if (now[n]?.trim() && !oldSet.has(now[n])) added.push(n);
+    if (now[n]?.trim() && !oldSet.has(now[n]) && !edited(now[n])) added.push(n);
   }
-  if (added.length === 0) return undefined;
+  if (added.length === 0) return {};
+  // Headings the change added (a new version's, a new section's) are no entries.
+  const entries = added.filter((n) =>
+    !UNDERLINE.test(now[n].trim()) && kindOfHeading(now, n) === undefined
+  );
   const kinds = new Set<ChangeKind>();
-  for (const n of added) {
+  let decided: { heading?: string; entry: string } | undefined;
+  for (const n of entries.length ? entries : added) {
     // The nearest heading above the entry decides; one it does not know ends the search.
     let section: ChangeKind | "other" | undefined;
+    let at = -1;
+    let indent = indentOf(now[n]);
+    let level = 7;
     for (let k = n - 1; k >= 0; k--) {
+      // An entry of a list nested under an item that names a section ("- Bugfixes:", gitlint);
+      // an item of other words ("- Parsing:") may be an entry's own start: read on above it.
+      if (indent > 0 && now[k].trim() && indentOf(now[k]) < indent) {
+        indent = indentOf(now[k]);
+        const named = kindOfTitle(now[k].trim().match(LIST_HEADING)?.[1] ?? "");
+        if (named) {
+          section = named;
+          at = k;
+          break;
+        }
+      }
       const heading = kindOfHeading(now, k);
       if (heading === "version") break;
-      if (heading) {
-        section = heading;
-        break;
-      }
+      if (!heading) continue;
+      // Markdown says which section holds which: a subsection of other words ("#### CLI" under
+      // "### Bug fixes") leaves the decision to the section above it, and a heading as deep as
+      // one passed already is a sibling's.
+      const depth = now[k].match(/^\s*(#{1,6})\s/)?.[1].length ?? 0;
+      if (depth && depth >= level) continue;
+      section = heading;
+      at = k;
+      if (heading !== "other" || !depth) break;
+      level = depth;
     }
     // A breaking change is no bug fix, whatever section it sits in.
-    if (BREAKING.test(now[n])) {
-      kinds.add("feature");
-      continue;
-    }
-    if (section === "other") continue;
-    const kind = section ?? kindOfEntry(now[n]);
-    if (kind) kinds.add(kind);
+    const kind = BREAKING.test(now[n])
+      ? "feature"
+      : section === "other"
+      ? undefined
+      : section ?? kindOfEntry(now[n]);
+    if (!kind) continue;
+    kinds.add(kind);
+    decided ??= {
+      entry: now[n].trim(),
+      ...(section && !BREAKING.test(now[n]) ? { heading: headingText(now[at]) } : {}),
+    };
   }
-  return kinds.size === 1 ? [...kinds][0] : undefined;
+  if (kinds.size !== 1) {
+    // The entry to quote: the first that starts an item of a list, not a wrapped line's rest.
+    const item = entries.find((n) => /^\s*(?:[-*+]|\d+\.)\s/.test(now[n]));
+    return { entry: now[item ?? entries[0] ?? added[0]].trim() };
+  }
+  return { kind: [...kinds][0], ...decided };
 }

@@ -13,7 +13,7 @@
 
 import type { BlobReader } from "../blobs.ts";
 import type { AddedTests } from "../lang/mod.ts";
-import { type ChangeKind, changelogKind } from "./changelog.ts";
+import { type ChangeKind, type ChangelogReading, readChangelog } from "./changelog.ts";
 import type { Candidate, ExclusionReason, KindEvidence } from "./classify.ts";
 import { labelEvidence } from "./select.ts";
 import { readsLikeFix } from "./titles.ts";
@@ -43,39 +43,71 @@ export function changelogNames(candidate: Candidate): string[] {
   ]);
 }
 
+/**
+ * What the changelog says of a candidate: `evidence`, from its fragment's type or the section of
+ * its entry; or, when its entry says neither, `neither`: which entry, in a few words.
+ */
+export interface ChangelogEvidence {
+  /** What the changelog says, when it says bug fix or feature. */
+  evidence?: KindEvidence;
+  /** The entry that says neither (`its entry in CHANGES.md says neither: "…"`). */
+  neither?: string;
+}
+
+/** An entry's words, clipped for a one-line detail. */
+function clip(text: string, max = 60): string {
+  const one = text.replace(/^[-*+]\s+/, "").replace(/\s+/g, " ");
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function readingDetail(where: string, reading: ChangelogReading): string {
+  const says = reading.kind === "bug" ? "a bug fix" : "a feature";
+  if (reading.heading) return `its entry in ${where} is under "${reading.heading}"`;
+  return `its entry in ${where} reads as ${says}: "${clip(reading.entry ?? "")}"`;
+}
+
 /** What the changelog says of a candidate: its fragment's type, or the section of its entry. */
 export function changelogEvidence(
   candidate: Candidate,
   blobs: Pick<BlobReader, "cached">,
-): KindEvidence | undefined {
+): ChangelogEvidence {
   if (candidate.fragment) {
     return {
-      rule: "changelog",
-      says: candidate.fragment.kind,
-      detail: `adds ${candidate.fragment.path}`,
+      evidence: {
+        rule: "changelog",
+        says: candidate.fragment.kind,
+        detail: `adds ${candidate.fragment.path}`,
+      },
     };
   }
   const kinds = new Set<ChangeKind>();
-  let where = "";
+  let decided: { where: string; reading: ChangelogReading } | undefined;
+  let silent: { where: string; reading: ChangelogReading } | undefined;
   for (const f of candidate.changelogs) {
     const after = blobs.cached(f.newBlob ?? `${candidate.commit}:${f.path}`);
     if (after === undefined) continue;
     const before = f.status === "A"
       ? ""
       : blobs.cached(f.oldBlob ?? `${candidate.parent}:${f.oldPath ?? f.path}`) ?? "";
-    const kind = changelogKind(before, after);
-    if (kind) {
-      kinds.add(kind);
-      where = f.path;
-    }
+    const reading = readChangelog(before, after);
+    if (reading.kind) {
+      kinds.add(reading.kind);
+      decided = { where: f.path, reading };
+    } else if (reading.entry) silent ??= { where: f.path, reading };
   }
-  if (kinds.size !== 1) return undefined;
-  const says = [...kinds][0];
-  return {
-    rule: "changelog",
-    says,
-    detail: `its entry in ${where} is under ${says === "bug" ? "bug fixes" : "features"}`,
-  };
+  if (kinds.size === 1 && decided) {
+    return {
+      evidence: {
+        rule: "changelog",
+        says: decided.reading.kind!,
+        detail: readingDetail(decided.where, decided.reading),
+      },
+    };
+  }
+  const shown = silent ?? decided;
+  return shown?.reading.entry
+    ? { neither: `its entry in ${shown.where} says neither: "${clip(shown.reading.entry)}"` }
+    : {};
 }
 
 /** What the candidate's own message says: its conventional-commit type, else its title. */
@@ -139,9 +171,10 @@ function testsDecision(candidate: Candidate, tests: AddedTests): LeftOut | undef
 export function decide(
   candidate: Candidate,
   tests: AddedTests,
-  changelog: KindEvidence | undefined,
+  read: ChangelogEvidence,
   diff: DiffSignals,
 ): { evidence: KindEvidence[] } | LeftOut {
+  const changelog = read.evidence;
   const evidence: KindEvidence[] = [];
   const message = messageEvidence(candidate);
   if (message) evidence.push(message);
@@ -152,7 +185,7 @@ export function decide(
       : { reason: "not-a-fix", detail: changelog.detail };
   }
   if (!changelog && !message) {
-    return { reason: "not-a-fix", detail: "its changelog entry says neither" };
+    return { reason: "not-a-fix", detail: read.neither ?? "its changelog entry says neither" };
   }
   const byTests = testsDecision(candidate, tests);
   if (byTests) return byTests;

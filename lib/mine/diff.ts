@@ -13,12 +13,21 @@ import { gitLineBatches } from "../git.ts";
 import { hunkLogArgs, unquotePath } from "../history.ts";
 import type { ChangeMiner } from "../lang/mod.ts";
 
-/** The lines one change removed from and added to one file. */
-export interface FileLines {
+/** The lines one hunk of a `-U0` diff removed and added, in file order. */
+export interface Hunk {
   /** Removed lines, without their `-`. */
   removed: string[];
   /** Added lines, without their `+`. */
   added: string[];
+}
+
+/**
+ * The lines one change removed from and added to one file, hunk by hunk: a line removed in one
+ * place and added in another is code moved, which only its hunks tell from an edit in place.
+ */
+export interface FileLines {
+  /** The hunks, in file order. */
+  hunks: Hunk[];
 }
 
 /**
@@ -36,6 +45,7 @@ export async function changedLines(
   const args = hunkLogArgs(commits, paths);
   let files: Map<string, FileLines> | undefined;
   let file: FileLines | undefined;
+  let hunk: Hunk | undefined;
   for await (const lines of gitLineBatches(args, { cwd: repo, signal })) {
     for (const line of lines) {
       if (line.startsWith("\x1e")) {
@@ -44,12 +54,16 @@ export async function changedLines(
         file = undefined;
       } else if (line.startsWith("+++ ")) {
         const path = unquotePath(line.slice(4).trim()).replace(/^b\//, "");
-        file = { removed: [], added: [] };
+        file = { hunks: [] };
+        hunk = undefined;
         files?.set(path, file);
-      } else if (line.startsWith("--- ") || line.startsWith("@@") || !file) {
+      } else if (line.startsWith("@@") && file) {
+        hunk = { removed: [], added: [] };
+        file.hunks.push(hunk);
+      } else if (line.startsWith("--- ") || !hunk) {
         continue;
-      } else if (line[0] === "-") file.removed.push(line.slice(1));
-      else if (line[0] === "+") file.added.push(line.slice(1));
+      } else if (line[0] === "-") hunk.removed.push(line.slice(1));
+      else if (line[0] === "+") hunk.added.push(line.slice(1));
     }
   }
   return found;
@@ -57,9 +71,13 @@ export async function changedLines(
 
 const STRING = /(?:[rbfuRBFU]{0,2})(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`)/g;
 
-/** A line with its string literals emptied and its spacing dropped. */
+/**
+ * A line with its string literals emptied and its spacing dropped, but for its indentation
+ * (which is code in Python: a line indented anew has changed what it does).
+ */
 function withoutStrings(line: string): string {
-  return line.replace(STRING, '""').replace(/\s+/g, "");
+  const indent = line.match(/^[ \t]*/)![0];
+  return indent + line.slice(indent.length).replace(STRING, '""').replace(/\s+/g, "");
 }
 
 /** The string literals of a line. */
@@ -95,22 +113,23 @@ function reworded(before: string | undefined, after: string | undefined): boolea
 }
 
 function sameLines(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const x = [...a].sort();
-  const y = [...b].sort();
-  return x.every((line, i) => line === y[i]);
+  return a.length === b.length && a.every((line, i) => line === b[i]);
 }
 
 /**
  * True when a change altered nothing but the wording of messages: with string literals emptied,
- * every file's removed and added lines are the same, every string it added is prose (a format, a
- * pattern or a key changed is a change of behaviour), and one at least was reworded, not mended.
+ * each hunk's removed and added lines are the same, in the same order and indentation, every
+ * string it added is prose (a format, a pattern or a key changed is a change of behaviour), and
+ * one at least was reworded, not mended.
  */
 export function messageOnly(files: ReadonlyMap<string, FileLines>): boolean {
   let changed = 0;
-  for (const { removed, added } of files.values()) {
-    const code = (lines: string[]) => lines.map(withoutStrings).filter((l) => l && l !== "#");
-    if (!sameLines(code(removed), code(added))) return false;
+  const code = (lines: string[]) =>
+    lines.map(withoutStrings).filter((l) => l.trim() && l.trim() !== "#");
+  for (const { hunks } of files.values()) {
+    if (!hunks.every((h) => sameLines(code(h.removed), code(h.added)))) return false;
+    const removed = hunks.flatMap((h) => h.removed);
+    const added = hunks.flatMap((h) => h.added);
     const before = removed.flatMap(stringsOf);
     const after = added.flatMap(stringsOf);
     const gone = before.filter((s) => !after.includes(s));
@@ -124,14 +143,17 @@ export function messageOnly(files: ReadonlyMap<string, FileLines>): boolean {
   return changed > 0;
 }
 
-/** True when every source file the change touched changed in its type annotations only. */
+/**
+ * True when every source file the change touched changed in its type annotations only, hunk by
+ * hunk (code moved from one hunk to another is a change of code, whatever its lines say).
+ */
 export function typingOnly(
   files: ReadonlyMap<string, FileLines>,
   miner: Pick<ChangeMiner, "typingOnly">,
 ): boolean {
   if (!miner.typingOnly || files.size === 0) return false;
-  for (const [path, lines] of files) {
-    if (!miner.typingOnly(path, lines.removed, lines.added)) return false;
+  for (const [path, { hunks }] of files) {
+    if (!hunks.every((h) => miner.typingOnly!(path, h.removed, h.added))) return false;
   }
   return true;
 }

@@ -27,7 +27,7 @@ import { walkBranches, type Walked } from "./walk.ts";
 export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 4;
+export const MINER_VERSION = 5;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";

@@ -19,13 +19,14 @@ const STRONG = new RegExp(
 
 /**
  * Words that name a bug only when they describe something going wrong ("error when ...", "fails
- * on ...", "avoid an exception"), not a feature about errors ("Add error handling", "Improve
- * error messages"). Exception class names (`TypeError when ...`) count as such words.
+ * on ...", "avoid an exception", Go's "don't panic on ..."), not a feature about errors ("Add
+ * error handling", "Improve error messages"). Exception class names (`TypeError when ...`) count
+ * as such words.
  */
 const WEAK = String.raw`(?:errors?|exceptions?|\w+(?:Error|Exception)|fail(?:s|ed|ing|ures?)?|` +
-  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistakes?)`;
+  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistakes?|panic(?:s|ked|king)?)`;
 const WEAK_ONE = String.raw`(?:error|exception|\w+(?:Error|Exception)|fail(?:s|ed|ing|ure)?|` +
-  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistake)`;
+  String.raw`hang(?:s|ing)?|leak(?:s|ing)?|mistake|panic(?:s|ked|king)?)`;
 const PROBLEM = new RegExp(
   // "Error when ...", "TypeError on ...", "fails with ...": one thing going wrong somewhere.
   String.raw`\b${WEAK_ONE}\s+(?:\w+\s+)?(?:when|on|with|in|if|while|for|during|after|from|at|` +
@@ -105,7 +106,7 @@ export function readsLikeFix(title: string): boolean {
   // "Implement unzip (closes #239)": a closing keyword names the issue, not a bug.
   if (FEATURE_START.test(text)) text = text.replace(CLOSING_REFERENCE, " ");
   if (STRONG.test(text)) return true;
-  if (!/error|exception|fail|hang|leak|mistake/i.test(text)) return false;
+  if (!/error|exception|fail|hang|leak|mistake|panic/i.test(text)) return false;
   const problem = text.replace(ABOUT_ERRORS, " ");
   return !FEATURE_START.test(text) && PROBLEM.test(problem);
 }

@@ -20,7 +20,7 @@ Deno.test("features are told from bugs: fix words only in prose, the changelog e
     { rule: "changelog", says: "bug", detail: "adds changelog/24.bugfix.rst" },
   ]);
   deepEqual(m.task("sectionBug")!.evidence, [
-    { rule: "changelog", says: "bug", detail: "its entry in CHANGES.rst is under bug fixes" },
+    { rule: "changelog", says: "bug", detail: 'its entry in CHANGES.rst is under "Bug fixes"' },
   ]);
   deepEqual(m.task("plainFix")!.evidence, [
     { rule: "title", says: "bug", detail: '"TypeError when a price is None (#27)"' },

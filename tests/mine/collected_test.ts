@@ -6,7 +6,7 @@
  */
 
 import { deepEqual, equal, match } from "node:assert/strict";
-import { collectedThroughImport } from "../fixtures/shapes.ts";
+import { collectedThroughImport, markTakenOff } from "../fixtures/shapes.ts";
 import { gapToml } from "../fixtures/gaps.ts";
 import { mineHistory } from "./_history.ts";
 
@@ -21,4 +21,13 @@ Deno.test('tests imported into a collected module count under python_files = "__
   const helper = m.excluded("helper");
   equal(helper?.reason, "no-test-added");
   match(helper?.detail ?? "", /tests\/helpers\.py/);
+});
+
+Deno.test("a test whose xfail mark a fix takes off is a changed test, the mark on one line or several", async () => {
+  await using m = await mineHistory(markTakenOff, { toml: gapToml() });
+  // pytest-dev/pytest 9d879be: the mark and the comment above it removed, nothing else.
+  deepEqual(m.task("xfail")?.newTests, ["tests/test_cart.py::TestRounding::test_half"]);
+  deepEqual(m.task("multiline")?.newTests, [
+    "tests/test_cart.py::TestRounding::test_negative_half",
+  ]);
 });

@@ -58,6 +58,9 @@ Deno.test("readsLikeFix accepts fix words and rejects look-alikes", () => {
       "Error on unicode names",
       "fix-restock-zero",
       "fix_restock_zero",
+      // Go's crash word (BurntSushi/toml cf35bea, 0a9f2b0).
+      "Don't panic in encoder on unsupported types",
+      "Panic when a table key is empty",
     ]
   ) equal(readsLikeFix(title), true, title);
   for (
@@ -67,6 +70,8 @@ Deno.test("readsLikeFix accepts fix words and rejects look-alikes", () => {
       "Debug logging",
       "Bump version",
       "Add CSV export",
+      "Add MustParse, which panics on errors",
+      "Panic instead of os.Exit for illegal states",
     ]
   ) {
     equal(readsLikeFix(title), false, title);

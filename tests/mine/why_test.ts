@@ -15,7 +15,10 @@ import { git } from "../../lib/git.ts";
 import type { TasksFile } from "../../lib/records.ts";
 import { palette } from "../../lib/style.ts";
 import { buildDemo } from "../fixtures/projects.ts";
+import { changelogSections, evidenceOverWords } from "../fixtures/shapes.ts";
+import { gapToml } from "../fixtures/gaps.ts";
 import { miningSetup } from "./_setup.ts";
+import { mineHistory } from "./_history.ts";
 
 function capture(): Io & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -101,5 +104,71 @@ Deno.test("the tasks listing shows every language's test ids whole and names the
     language: "Go",
   });
   match(text, /tests: \.\/TestTrim, test\/a\.test\.ts > trims/);
+  // A task whose tests only collection will name says so, with the file (unjs/ufo's
+  // test/base.test.ts, whose tests have computed names).
+  const unsure = renderTasks({
+    ...file,
+    tasks: [{
+      ...file.tasks[0],
+      newTests: [],
+      unsureTests: [{ file: "test/base.test.ts", why: "a test has a computed name" }],
+    }],
+  }, { palette: palette(false), path: "tasks.json", cached: true, language: "JavaScript" });
+  match(unsure, /tests: what collection finds in test\/base\.test\.ts {2}statement:/);
   match(text, /no-source-change +changes no Go source file/);
+});
+
+Deno.test("`bugbout tasks --why` names the changelog entry and heading that decided a left-out commit", async () => {
+  await using m = await mineHistory(changelogSections, { toml: gapToml() });
+  const config = join(m.dir, "bugbout.toml");
+  Deno.env.set("BUGBOUT_HOME", m.home);
+  try {
+    const why = async (key: string) => {
+      const io = capture();
+      equal(await runCli(["tasks", "--why", m.commits[key].slice(0, 9), "-c", config], io), 0);
+      return io.stdout.join("\n").split("\n");
+    };
+    // A title that says no fix, an entry under "Behavior changes:": recorded compactly, with
+    // the entry's words.
+    const short = m.commits.neutral.slice(0, 12);
+    deepEqual(
+      m.result.file.leftOut?.["not-a-fix"]?.filter((e) => e.startsWith(short)),
+      [`${short} its entry in CHANGES.rst says neither: "Totals add prices in ascending order."`],
+    );
+    deepEqual((await why("neutral")).slice(1), [
+      "  Keep the order of totals (#42)",
+      '  its entry in CHANGES.rst says neither: "Totals add prices in ascending order."',
+    ]);
+    // A "fix" whose entry is under "Features:": the heading is named.
+    deepEqual((await why("feature")).slice(1), [
+      "  Fix colours of the receipt (#43)",
+      '  its entry in CHANGES.rst is under "Features"',
+    ]);
+    // A kept one names the heading too.
+    match((await why("underFixes")).join("\n"), /under "Fixes for metadata and licenses"/);
+  } finally {
+    Deno.env.delete("BUGBOUT_HOME");
+  }
+});
+
+Deno.test("`bugbout tasks --why` says in words which conventional-commit type left a commit out", async () => {
+  await using m = await mineHistory(evidenceOverWords, { toml: gapToml() });
+  Deno.env.set("BUGBOUT_HOME", m.home);
+  try {
+    const io = capture();
+    const argv = [
+      "tasks",
+      "--why",
+      m.commits.refactor.slice(0, 9),
+      "-c",
+      join(m.dir, "bugbout.toml"),
+    ];
+    equal(await runCli(argv, io), 0);
+    deepEqual(io.stdout.join("\n").split("\n").slice(1), [
+      "  refactor: fix naming in average (#37)",
+      "  a conventional commit of type refactor, which fixes no bug",
+    ]);
+  } finally {
+    Deno.env.delete("BUGBOUT_HOME");
+  }
 });

@@ -221,6 +221,8 @@ export class HunkParser {
   #file: ModuleHunks | undefined;
   #oldLeft = 0;
   #newLeft = 0;
+  /** In a hunk that only removes lines: where, and whether they end in decorators so far. */
+  #removal: { at: number; decorator: boolean } | undefined;
 
   /** Read some lines. */
   push(lines: Iterable<string>): void {
@@ -231,6 +233,15 @@ export class HunkParser {
           this.#oldLeft--;
           const name = definedBy(line.slice(1));
           if (name && this.#file) this.#file.removedNames.push(name);
+          const removal = this.#removal;
+          if (removal) {
+            const text = line.slice(1).trim();
+            if (text.startsWith("@")) removal.decorator = true;
+            else if (/^(?:async\s+def|def|class)\s/.test(text)) removal.decorator = false;
+            if (this.#oldLeft === 0 && removal.decorator && this.#file) {
+              (this.#file.decoratorsRemovedAt ??= []).push(removal.at);
+            }
+          }
           continue;
         }
         if (mark === "+" && this.#newLeft > 0) {
@@ -260,6 +271,7 @@ export class HunkParser {
         const newCount = hunk[3] === undefined ? 1 : Number(hunk[3]);
         if (newCount > 0) this.#file.written.push({ start: start - 1, end: start + newCount - 2 });
         else this.#file.removedAt.push(start);
+        this.#removal = newCount === 0 ? { at: start, decorator: false } : undefined;
         this.#oldLeft = oldCount;
         this.#newLeft = newCount;
       }

@@ -742,6 +742,11 @@ export interface ModuleHunks {
   written: { start: number; end: number }[];
   /** Where lines went away: between new lines `at - 1` and `at` (0-based). */
   removedAt: number[];
+  /**
+   * Where the lines that went away ended in decorators, whose definition follows at new line
+   * `at` (an `@pytest.mark.xfail` taken off a test changes the test); optional.
+   */
+  decoratorsRemovedAt?: number[];
   /** Names that removed lines defined (`def x`, `class X`, `X = ...`). */
   removedNames: string[];
   /** Names that written lines define. */
@@ -765,6 +770,7 @@ export function definedBy(line: string): string | undefined {
 function touches(span: { start: number; end: number }, hunks: ModuleHunks): boolean {
   for (const w of hunks.written) if (w.start <= span.end && span.start <= w.end) return true;
   for (const at of hunks.removedAt) if (span.start < at && at <= span.end) return true;
+  for (const at of hunks.decoratorsRemovedAt ?? []) if (at === span.start) return true;
   return false;
 }
 

@@ -35,19 +35,20 @@ function unannotated(line: string): string {
   const signature = /^\s*(?:async\s+)?def\s/.test(out) || /^\s*\*{0,2}\w+\s*:/.test(out);
   if (signature) out = out.replace(PARAM, "$1");
   else out = out.replace(VARIABLE, (_, name: string, eq: string) => (eq ? `${name} =` : ""));
-  return out.replace(/\s+/g, "");
+  const body = out.replace(/\s+/g, "");
+  // Indentation is code: a line indented anew runs under another block.
+  return body && line.match(/^[ \t]*/)![0] + body;
 }
 
-function counts(lines: readonly string[]): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of lines) {
-    const text = unannotated(line);
-    if (text) found.set(text, (found.get(text) ?? 0) + 1);
-  }
-  return found;
+function code(lines: readonly string[]): string[] {
+  return lines.map(unannotated).filter((l) => l);
 }
 
-/** True when the change to `path` (its `-U0` removed and added lines) is annotations only. */
+/**
+ * True when one hunk of a change to `path` (its `-U0` removed and added lines) changes
+ * annotations only: what is left without them is the same lines, in the same order, indented
+ * alike. (A hunk that only removes or only adds code has moved or changed it.)
+ */
 export function pythonTypingOnly(
   path: string,
   removed: readonly string[],
@@ -55,12 +56,7 @@ export function pythonTypingOnly(
 ): boolean {
   if (path.endsWith(".pyi") || path.endsWith("py.typed")) return true;
   if (!path.endsWith(".py")) return false;
-  // Lines moved as they were change no annotation: a change of order is a change of code.
-  const moved = [...removed].sort().join("\n") === [...added].sort().join("\n");
-  if (moved) return false;
-  const before = counts(removed);
-  const after = counts(added);
-  if (before.size !== after.size) return false;
-  for (const [line, n] of before) if (after.get(line) !== n) return false;
-  return true;
+  const before = code(removed);
+  const after = code(added);
+  return before.length === after.length && before.every((line, i) => line === after[i]);
 }
