@@ -60,15 +60,14 @@ export function pickPatch(task: string, matrix: Matrix, assessments: readonly As
   const eligible = approved.filter((a) => supportingVoices(a) >= MIN_VOICES);
   if (eligible.length === 0) {
     const which = approved.length === 1
-      ? `the only approved patch, ${approved[0].agent}, is`
+      ? `the only approved patch, ${approved[0].agent}, is not`
       : `none of the ${approved.length} approved patches is`;
-    const voices = approved.map((a) =>
-      `${a.agent} by ${count(supportingVoices(a), "voice")}${
-        a.voices.some((v) => v.supports)
-          ? ` (${a.voices.filter((v) => v.supports).map((v) => v.name).join(", ")})`
-          : ""
-      }`
-    );
+    const voices = approved.map((a) => {
+      const names = a.voices.filter((v) => v.supports).map((v) => v.name);
+      return `${a.agent}: ${count(names.length, "voice")}${
+        names.length > 0 ? ` (${names.join(", ")})` : ""
+      }`;
+    });
     return {
       pick: null,
       reason: `abstained: ${which} supported by at least ${MIN_VOICES} independent voices ` +

@@ -187,7 +187,8 @@ export function assessPatch(
 
   const vendorOf = vendorsOf(options.agents);
   const voices = options.voices ?? voicesOf(facts, options.agents, options.fingerprints);
-  // Agents whose patch is this very patch: their tests are as much its own as its agent's.
+  // Agents whose patch is this very patch cannot vouch for it: their tests that pass on it are set
+  // aside like its own. One that fails on it is a statement against their own patch, and counts.
   const samePatch = voices.sameAs(patch.id);
   const own: MatrixTest[] = [];
   const twins: MatrixTest[] = [];
@@ -195,7 +196,10 @@ export function assessPatch(
   const independent: MatrixTest[] = [];
   for (const test of facts.reproductions) {
     if (!isOtherAuthor(test, patch)) own.push(test);
-    else if (samePatch.has(agentOfName(test.author))) twins.push(test);
+    else if (
+      samePatch.has(agentOfName(test.author)) &&
+      cellOf(facts.matrix, test.id, patch.id) === "passed"
+    ) twins.push(test);
     else if (rule.excludeSameVendor && vendorOf(test.author) === vendorOf(agent)) {
       sameVendor.push(test);
     } else independent.push(test);
@@ -207,7 +211,7 @@ export function assessPatch(
     setAside.push(
       `${count(twins.length, "test")} by ${
         listOf(unique(twins.map((t) => t.author)))
-      } (same patch) not counted`,
+      } (same patch) passing on it not counted`,
     );
   }
   if (sameVendor.length > 0) {

@@ -8,7 +8,8 @@
  * - An examiner's voice is apart from every contestant's (it wrote its tests from the issue alone,
  *   without a patch in sight); examiners of one vendor share one.
  * - Contestants whose patches are identical (see {@linkcode patchFingerprint}) are one voice, and
- *   their tests never support that patch: for it they are all its own author.
+ *   their tests never vouch for that patch: for it they are all its own author (a test of theirs
+ *   that fails on it still counts against it).
  *
  * A pick needs at least {@linkcode MIN_VOICES} voices that support it.
  *

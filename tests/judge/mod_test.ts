@@ -293,7 +293,10 @@ Deno.test("judge() under cross-vendor names the same-vendor tests it set aside w
   const verdict = judge(matrix, { policy: "cross-vendor", agents });
   assert.equal(verdict.pick, null, verdict.reason);
   assert.equal(verdict.patches.carol.approved, true);
-  assert.match(verdict.reason, /carol, is supported by at least 2 independent voices/);
+  assert.match(
+    verdict.reason,
+    /carol, is not supported by at least 2 independent voices \(carol: 1 voice \(openai\)\)/,
+  );
   const none = judge(
     matrixOf({
       trees: ["B", "alice", "bob", "carol"],

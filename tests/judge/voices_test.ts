@@ -100,7 +100,10 @@ Deno.test("judge() is not outvoted by four contestants of one vendor shipping th
     ],
   );
   // The wrong fix's twins never vouch for it: for w1 their tests are its own.
-  assert.match(verdict.patches.w1.reason, /3 tests by w2, w3, w4 \(same patch\) not counted/);
+  assert.match(
+    verdict.patches.w1.reason,
+    /3 tests by w2, w3, w4 \(same patch\) passing on it not counted/,
+  );
 });
 
 Deno.test("judge() counts one vendor's contestants as one voice even when their wrong fixes differ", () => {
@@ -178,6 +181,25 @@ Deno.test("judge() counts identical patches from different vendors once", () => 
   );
 });
 
+Deno.test("judge() counts a test by the author of an identical patch that fails on it", () => {
+  // a and b ship the same patch; b's test fails on it: a statement against b's own patch, which
+  // counts against a's too. c's test passes on it.
+  const matrix = matrixOf({
+    trees: ["B", "a", "b"],
+    tests: [["tb", "b", "F F F"], ["tc", "c", "F P P"]],
+  });
+  const agents = [contestant("a", "x"), contestant("b", "y"), contestant("c", "z")];
+  const fingerprints = { a: patchFingerprint(WRONG), b: patchFingerprint(WRONG) };
+  const verdict = judge(matrix, { policy: "majority", agents, fingerprints });
+  const a = verdict.patches.a;
+  assert.ok(Math.abs(a.support - 0.5) < 1e-12, a.reason);
+  assert.deepEqual(a.voices!.map((v) => [v.voice, v.authors, v.rate]), [
+    ["x+y", ["b"], 0],
+    ["z", ["c"], 1],
+  ]);
+  assert.doesNotMatch(a.reason, /same patch/);
+});
+
 Deno.test("patchFingerprint() tells apart different changes, files and file sets", () => {
   const other = diff("pkg/other.py", ["    count = n // size"], ["    count = n // size + 1"]);
   const prints = new Set([WRONG, RIGHT_A, RIGHT_B, other, WRONG + other, ""].map(patchFingerprint));
@@ -202,7 +224,7 @@ Deno.test("judge() needs two independent voices to pick", () => {
   assert.equal(verdict.pick, null);
   assert.match(
     verdict.reason,
-    /^abstained: the only approved patch, bob, is supported by at least 2 independent voices \(bob by 1 voice \(acme\)\), and a pick needs 2$/,
+    /^abstained: the only approved patch, bob, is not supported by at least 2 independent voices \(bob: 1 voice \(acme\)\), and a pick needs 2$/,
   );
   // The same tests by agents of two vendors are two voices, and bob is picked.
   const twoVendors = [...oneVendor.slice(0, 2), contestant("carol", "gamma")];
