@@ -34,9 +34,9 @@ export {
 export type { EvidenceCell, PolicyRule, VoiceSupport } from "./policies.ts";
 export { type Pick, pickPatch, supportingVoices } from "./pick.ts";
 export {
+  type AuthorVoice,
   MIN_VOICES,
   patchFingerprint,
-  type Voice,
   type VoiceAgent,
   type VoiceRule,
   type Voices,

@@ -21,7 +21,7 @@ import {
   type MatrixTree,
   patchAuthor,
 } from "./rules.ts";
-import { type Voice, voiceKey, type Voices, voicesOf } from "./voices.ts";
+import { type AuthorVoice, voiceKey, type Voices, voicesOf } from "./voices.ts";
 
 /** An agent of the bout, as the judge needs to know it. */
 export interface AgentInfo {
@@ -92,7 +92,7 @@ export interface AuthorSupport {
 }
 
 /** One independent voice's reproductions on a patch (see `judge/voices.ts`). */
-export interface VoiceSupport extends Voice {
+export interface VoiceSupport extends AuthorVoice {
   /** Its authors that wrote reproductions, in matrix order. */
   authors: string[];
   /** Mean over its authors of their pass rates on the patch. */
@@ -250,7 +250,7 @@ export function assessPatch(
     byAuthor.set(test.author, entry);
   }
   const authors = [...byAuthor.values()];
-  const byVoice = new Map<string, { voice: Voice; members: AuthorSupport[] }>();
+  const byVoice = new Map<string, { voice: AuthorVoice; members: AuthorSupport[] }>();
   for (const a of authors) {
     const voice = voices.of(a.author);
     const entry = byVoice.get(voiceKey(voice)) ?? { voice, members: [] };

@@ -43,7 +43,7 @@ export interface VoiceAgent {
 }
 
 /** One voice: the authors it holds and the rule that made them one. */
-export interface Voice {
+export interface AuthorVoice {
   /** A readable name: the vendor, `adapter/model`, or the agent's name. */
   name: string;
   /** The rule that grouped its authors. */
@@ -55,13 +55,13 @@ export interface Voice {
 /** What the judge knows about voices in one matrix. */
 export interface Voices {
   /** The voice of a test author (an attempt name such as `codex#2` is its agent's). */
-  of(author: string): Voice;
+  of(author: string): AuthorVoice;
   /** Agents whose patches are identical to this patch tree's (its own agent included). */
   sameAs(tree: string): Set<string>;
 }
 
 /** A key that tells voices apart (an examiners' voice never equals a contestants'). */
-export function voiceKey(voice: Voice): string {
+export function voiceKey(voice: AuthorVoice): string {
   return `${voice.examiner ? "examiner" : "contestant"}\0${voice.by}\0${voice.name}`;
 }
 
@@ -82,7 +82,7 @@ export function voicesOf(
   );
   for (const a of agents) if (a.role === "examiner") examiners.add(a.name);
 
-  const base = (agent: string): { key: string; voice: Voice } => {
+  const base = (agent: string): { key: string; voice: AuthorVoice } => {
     const a = info.get(agent);
     const examiner = examiners.has(agent);
     const side = examiner ? "examiner" : "contestant";
@@ -117,7 +117,7 @@ export function voicesOf(
     parent.set(k, root);
     return root;
   };
-  const voiceOfKey = new Map<string, Voice>();
+  const voiceOfKey = new Map<string, AuthorVoice>();
   const keyOf = (agent: string) => {
     const { key, voice } = base(agent);
     if (!voiceOfKey.has(key)) voiceOfKey.set(key, voice);
@@ -143,7 +143,7 @@ export function voicesOf(
   }
 
   return {
-    of(author: string): Voice {
+    of(author: string): AuthorVoice {
       const root = find(keyOf(agentOfName(author)));
       const voice = voiceOfKey.get(root)!;
       if (!joined.has(root)) return voice;
