@@ -1,8 +1,9 @@
 /**
  * The judge: a pure function of one task's cross-examination matrix that approves or rejects
  * every patch on its own (the merge gate) and picks one patch, or abstains. It reads nothing but
- * the matrix, so it runs before anyone looks at the hidden tests or the gold fix, and every
- * verdict names the cells that decided it.
+ * the matrix and what it is told of the agents and their patches (vendors, adapters, models,
+ * fingerprints: who counts as one voice), so it runs before anyone looks at the hidden tests or
+ * the gold fix, and every verdict names the cells that decided it.
  *
  * Pure functions; no permissions needed.
  *

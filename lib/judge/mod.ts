@@ -1,7 +1,9 @@
 /**
  * The judge stage: the pure judge (`judge/` at the top of the tree) on every task's matrix, under
  * the configured policy, written to `.bugbout/verdicts.json`. The judge reads nothing but the
- * matrix, so this runs before anything looks at the hidden tests or the gold fix.
+ * matrix, the agents' vendors, adapters and models, and a fingerprint of each attempt's source
+ * patch (identical patches are one voice), so this runs before anything looks at the hidden tests
+ * or the gold fix.
  *
  * Requires `--allow-read` and `--allow-write` on the results directory.
  *
