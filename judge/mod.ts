@@ -1,8 +1,9 @@
 /**
  * The judge: a pure function of one task's cross-examination matrix that approves or rejects
  * every patch on its own (the merge gate) and picks one patch, or abstains. It reads nothing but
- * the matrix, so it runs before anyone looks at the hidden tests or the gold fix, and every
- * verdict names the cells that decided it.
+ * the matrix and what it is told of the agents and their patches (vendors, adapters, models,
+ * fingerprints: who counts as one voice), so it runs before anyone looks at the hidden tests or
+ * the gold fix, and every verdict names the cells that decided it.
  *
  * Pure functions; no permissions needed.
  *
@@ -21,6 +22,7 @@ import type { Matrix, Verdict } from "../lib/records.ts";
 import { type AgentInfo, assessPatch, policyRule, vendorNote } from "./policies.ts";
 import { pickPatch } from "./pick.ts";
 import { matrixFacts } from "./rules.ts";
+import { MIN_VOICES, voicesOf } from "./voices.ts";
 
 export {
   type AgentInfo,
@@ -30,8 +32,17 @@ export {
   vendorNote,
   vendorsOf,
 } from "./policies.ts";
-export type { EvidenceCell, PolicyRule } from "./policies.ts";
-export { type Pick, pickPatch } from "./pick.ts";
+export type { EvidenceCell, PolicyRule, VoiceSupport } from "./policies.ts";
+export { type Pick, pickPatch, supportingVoices } from "./pick.ts";
+export {
+  type AuthorVoice,
+  MIN_VOICES,
+  patchFingerprint,
+  type VoiceAgent,
+  type VoiceRule,
+  type Voices,
+  voicesOf,
+} from "./voices.ts";
 export {
   type Breakage,
   breakages,
@@ -46,8 +57,13 @@ export {
 export interface JudgeContext {
   /** The policy that approves patches. */
   policy: Policy;
-  /** Every agent of the bout, for vendors (`cross-vendor`). */
+  /** Every agent of the bout: their vendors, adapters and models decide who shares a voice. */
   agents: readonly AgentInfo[];
+  /**
+   * Patch tree id → fingerprint of its source changes (`patchFingerprint`): identical patches
+   * are one voice. A tree without one is taken to be like no other.
+   */
+  fingerprints?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -57,7 +73,10 @@ export interface JudgeContext {
 export function judge(matrix: Matrix, context: JudgeContext): Verdict {
   policyRule(context.policy);
   const facts = matrixFacts(matrix);
-  const assessments = facts.patches.map((patch) => assessPatch(facts, patch, context));
+  const voices = voicesOf(facts, context.agents, context.fingerprints);
+  const assessments = facts.patches.map((patch) =>
+    assessPatch(facts, patch, { ...context, voices })
+  );
   const picked = pickPatch(matrix.task, matrix, assessments);
   const { pick } = picked;
   // Why a policy that sets authors aside could not decide, where the pick's reason alone hides it.
@@ -67,6 +86,7 @@ export function judge(matrix: Matrix, context: JudgeContext): Verdict {
     policy: context.policy,
     pick,
     reason: note ? `${picked.reason}; ${note}` : picked.reason,
+    minVoices: MIN_VOICES,
     patches: Object.fromEntries(
       assessments.map((a) => [
         a.agent,
@@ -74,6 +94,14 @@ export function judge(matrix: Matrix, context: JudgeContext): Verdict {
           approved: a.approved,
           stoppedBy: a.stoppedBy,
           support: a.support,
+          voices: a.voices.map((v) => ({
+            voice: v.name,
+            by: v.by,
+            examiner: v.examiner,
+            authors: v.authors,
+            rate: v.rate,
+            supports: v.supports,
+          })),
           reason: a.reason,
           evidence: a.evidence,
         },

@@ -10,6 +10,7 @@ import { inputsKey } from "../lib/hash.ts";
 import type { Matrix } from "../lib/records.ts";
 import { type Assessment, listOf } from "./policies.ts";
 import { differingTests } from "./rules.ts";
+import { MIN_VOICES } from "./voices.ts";
 
 /** The judge's choice for one task. */
 export interface Pick {
@@ -21,10 +22,16 @@ export interface Pick {
 
 const SAME = 1e-9;
 
+/** The voices that support a patch (its policy's threshold met by their own reproductions). */
+export function supportingVoices(a: Assessment): number {
+  return a.voices.filter((v) => v.supports).length;
+}
+
 /**
- * Pick among approved patches: the highest support, then the most independent authors (counting
- * only authors who are not themselves among the patches tied on support). Patches
- * still tied have the same evidence, and then:
+ * Pick among approved patches that at least {@linkcode MIN_VOICES} independent voices support
+ * (see `judge/voices.ts`; with fewer, the judge abstains and says so): the highest support, then
+ * the most independent voices (counting only voices none of whose authors is among the patches
+ * tied on support). Patches still tied have the same evidence, and then:
  *
  * - if they behave alike on every test stable on B (`failed` and `error` taken as one), the
  *   evidence cannot tell them apart and either choice is the same choice; the pick is the one
@@ -49,13 +56,32 @@ export function pickPatch(task: string, matrix: Matrix, assessments: readonly As
       reason: `abstained: ${which} (no pick without enough independent support)`,
     };
   }
-  const bySupport = [...approved].sort((a, b) => b.support - a.support);
+  // Rule 4: one voice, however many authors it holds, is not enough to pick on.
+  const eligible = approved.filter((a) => supportingVoices(a) >= MIN_VOICES);
+  if (eligible.length === 0) {
+    const which = approved.length === 1
+      ? `the only approved patch, ${approved[0].agent}, is not`
+      : `none of the ${approved.length} approved patches is`;
+    const voices = approved.map((a) => {
+      const names = a.voices.filter((v) => v.supports).map((v) => v.name);
+      return `${a.agent}: ${count(names.length, "voice")}${
+        names.length > 0 ? ` (${names.join(", ")})` : ""
+      }`;
+    });
+    return {
+      pick: null,
+      reason: `abstained: ${which} supported by at least ${MIN_VOICES} independent voices ` +
+        `(${listOf(voices)}), and a pick needs ${MIN_VOICES}`,
+    };
+  }
+  const bySupport = [...eligible].sort((a, b) => b.support - a.support);
   const top = bySupport.filter((a) => Math.abs(a.support - bySupport[0].support) <= SAME);
-  // Breadth of support counts only authors who are none of the tied candidates: otherwise an
-  // agent that wrote no reproduction of its own would always have one more "independent" author
-  // than one that did.
+  // Breadth of support counts only voices with none of the tied candidates among their authors:
+  // otherwise an agent that wrote no reproduction of its own would always have one more
+  // "independent" voice than one that did.
   const contenders = new Set(top.map((a) => a.agent));
-  const breadth = (a: Assessment) => a.authors.filter((s) => !contenders.has(s.author)).length;
+  const breadth = (a: Assessment) =>
+    a.voices.filter((v) => !v.authors.some((s) => contenders.has(s))).length;
   const ranked = [...bySupport].sort((a, b) =>
     Math.abs(a.support - b.support) > SAME ? b.support - a.support : breadth(b) - breadth(a)
   );
@@ -69,6 +95,8 @@ export function pickPatch(task: string, matrix: Matrix, assessments: readonly As
     const runnerUp = ranked[1];
     const ahead = runnerUp
       ? `, ahead of ${runnerUp.agent} (${supportText(runnerUp)})`
+      : approved.length > 1
+      ? `, the only approved patch supported by at least ${MIN_VOICES} independent voices`
       : ", the only approved patch";
     return { pick: best.agent, reason: `picked ${best.agent}: ${evidence}${ahead}` };
   }
@@ -103,5 +131,12 @@ export function pickPatch(task: string, matrix: Matrix, assessments: readonly As
 
 function supportText(a: Assessment): string {
   const n = a.authors.length;
-  return `support ${a.support.toFixed(2)} from ${n} independent ${n === 1 ? "author" : "authors"}`;
+  const voices = a.voices.length === n ? "" : ` in ${count(a.voices.length, "voice")}`;
+  return `support ${a.support.toFixed(2)} from ${n} independent ${
+    n === 1 ? "author" : "authors"
+  }${voices}`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

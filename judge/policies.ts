@@ -21,6 +21,7 @@ import {
   type MatrixTree,
   patchAuthor,
 } from "./rules.ts";
+import { type AuthorVoice, voiceKey, type Voices, voicesOf } from "./voices.ts";
 
 /** An agent of the bout, as the judge needs to know it. */
 export interface AgentInfo {
@@ -34,6 +35,10 @@ export interface AgentInfo {
   vendor: string;
   /** Whether it fixes (contestant) or only writes tests (examiner). */
   role: "contestant" | "examiner";
+  /** The adapter type (`codex`, `command`, ...): with `model`, its voice when the vendor is unknown. */
+  type?: string;
+  /** The configured model, if any. */
+  model?: string;
 }
 
 /** One cell that decided (part of) a verdict. */
@@ -53,9 +58,11 @@ export interface PolicyRule {
  * Every policy. All of them apply rules 1 to 4: only independent reproductions support a patch, a
  * patch with none is not approved, and a repository test broken under the quorum rejects it.
  *
- * - `majority`: support of at least 0.5, where support is the mean over independent authors of
- *   each author's pass rate on their own reproductions (so an author with many tests weighs no
- *   more than one with a single test).
+ * - `majority`: support of at least 0.5, where support is the mean over independent voices
+ *   (`judge/voices.ts`: one per vendor, examiners apart, identical patches as one) of each
+ *   voice's mean over its authors of their pass rates on their own reproductions (so an author
+ *   with many tests weighs no more than one with a single test, and a vendor with many agents no
+ *   more than one with a single agent).
  * - `unanimous`: every independent reproduction passes on the patch.
  * - `strict`: as `unanimous`, and the patch keeps passing every examiner guard: each test by an
  *   examiner that is stable on B and passes on every B repeat that ran. Examiners write tests with
@@ -84,6 +91,16 @@ export interface AuthorSupport {
   total: number;
 }
 
+/** One independent voice's reproductions on a patch (see `judge/voices.ts`). */
+export interface VoiceSupport extends AuthorVoice {
+  /** Its authors that wrote reproductions, in matrix order. */
+  authors: string[];
+  /** Mean over its authors of their pass rates on the patch. */
+  rate: number;
+  /** Whether it supports the patch: the policy's threshold met by its own reproductions. */
+  supports: boolean;
+}
+
 /** How a policy judged one patch alone. */
 export interface Assessment {
   /** The patch tree's id. */
@@ -98,6 +115,8 @@ export interface Assessment {
   support: number;
   /** Per independent author, in matrix order of their first test. */
   authors: AuthorSupport[];
+  /** Per independent voice, in matrix order of their first test; support is their mean rate. */
+  voices: VoiceSupport[];
   /** Authors whose reproductions were set aside as the patch agent's own vendor (`cross-vendor`). */
   sameVendor: string[];
   /** The decision in words. */
@@ -121,7 +140,14 @@ export function policyRule(policy: string): PolicyRule {
 export function assessPatch(
   facts: MatrixFacts,
   patch: MatrixTree,
-  options: { policy: Policy; agents: readonly AgentInfo[] },
+  options: {
+    policy: Policy;
+    agents: readonly AgentInfo[];
+    /** Tree id → fingerprint of its source changes (`patchFingerprint`), to find identical patches. */
+    fingerprints?: Readonly<Record<string, string>>;
+    /** The matrix's voices, when the caller has them already. */
+    voices?: Voices;
+  },
 ): Assessment {
   const rule = policyRule(options.policy);
   // The patch is known by its attempt's name (`codex#2`); independence is the agent's (`codex`).
@@ -131,6 +157,7 @@ export function assessPatch(
     agent: patch.id,
     support: 0,
     authors: [],
+    voices: [],
     sameVendor: [],
     evidence: [],
   };
@@ -159,11 +186,20 @@ export function assessPatch(
   }
 
   const vendorOf = vendorsOf(options.agents);
+  const voices = options.voices ?? voicesOf(facts, options.agents, options.fingerprints);
+  // Agents whose patch is this very patch cannot vouch for it: their tests that pass on it are set
+  // aside like its own. One that fails on it is a statement against their own patch, and counts.
+  const samePatch = voices.sameAs(patch.id);
   const own: MatrixTest[] = [];
+  const twins: MatrixTest[] = [];
   const sameVendor: MatrixTest[] = [];
   const independent: MatrixTest[] = [];
   for (const test of facts.reproductions) {
     if (!isOtherAuthor(test, patch)) own.push(test);
+    else if (
+      samePatch.has(agentOfName(test.author)) &&
+      cellOf(facts.matrix, test.id, patch.id) === "passed"
+    ) twins.push(test);
     else if (rule.excludeSameVendor && vendorOf(test.author) === vendorOf(agent)) {
       sameVendor.push(test);
     } else independent.push(test);
@@ -171,6 +207,13 @@ export function assessPatch(
 
   const setAside: string[] = [];
   if (own.length > 0) setAside.push(`${count(own.length, "own test")} not counted`);
+  if (twins.length > 0) {
+    setAside.push(
+      `${count(twins.length, "test")} by ${
+        listOf(unique(twins.map((t) => t.author)))
+      } (same patch) passing on it not counted`,
+    );
+  }
   if (sameVendor.length > 0) {
     setAside.push(
       `${count(sameVendor.length, "test")} by ${
@@ -207,16 +250,41 @@ export function assessPatch(
     byAuthor.set(test.author, entry);
   }
   const authors = [...byAuthor.values()];
-  const support = authors.reduce((sum, a) => sum + a.passed / a.total, 0) / authors.length;
+  const byVoice = new Map<string, { voice: AuthorVoice; members: AuthorSupport[] }>();
+  for (const a of authors) {
+    const voice = voices.of(a.author);
+    const entry = byVoice.get(voiceKey(voice)) ?? { voice, members: [] };
+    entry.members.push(a);
+    byVoice.set(voiceKey(voice), entry);
+  }
+  const half = (rate: number) => rate >= 0.5 - 1e-12;
+  const voiceSupport: VoiceSupport[] = [...byVoice.values()].map(({ voice, members }) => {
+    const rate = members.reduce((sum, a) => sum + a.passed / a.total, 0) / members.length;
+    const all = members.every((a) => a.passed === a.total);
+    return {
+      ...voice,
+      authors: members.map((a) => a.author),
+      rate,
+      supports: rule.threshold === "half" ? half(rate) : all,
+    };
+  });
+  // Each voice weighs the same however many authors and tests it holds.
+  const support = voiceSupport.reduce((sum, v) => sum + v.rate, 0) / voiceSupport.length;
   const passed = authors.reduce((sum, a) => sum + a.passed, 0);
-  const meets = rule.threshold === "half" ? support >= 0.5 - 1e-12 : passed === independent.length;
+  const meets = rule.threshold === "half" ? half(support) : passed === independent.length;
+  const merged = voiceSupport.filter((v) => v.authors.length > 1);
+  const inVoices = merged.length === 0
+    ? ""
+    : `, from ${count(voiceSupport.length, "voice")} (${
+      merged.map((v) => `${v.authors.join(", ")} as one: ${v.by} ${v.name}`).join("; ")
+    })`;
 
   const parts = [
     `passes ${passed} of ${count(independent.length, "independent reproduction")} by ${
       count(authors.length, "author")
-    } (${authors.map((a) => `${a.author} ${a.passed}/${a.total}`).join(", ")}), support ${
-      support.toFixed(2)
-    }${
+    } (${
+      authors.map((a) => `${a.author} ${a.passed}/${a.total}`).join(", ")
+    })${inVoices}, support ${support.toFixed(2)}${
       meets ? "" : rule.threshold === "half" ? ", below the 0.50 needed" : ", short of all of them"
     }${aside}`,
   ];
@@ -256,6 +324,7 @@ export function assessPatch(
     stoppedBy,
     support,
     authors,
+    voices: voiceSupport,
     sameVendor: sameVendorAuthors,
     evidence,
     reason: verdict(approved, parts.join("; ")),

@@ -526,6 +526,25 @@ export const GATE_STOPS = [
 /** One of {@linkcode GATE_STOPS}. */
 export type GateStop = typeof GATE_STOPS[number];
 
+/**
+ * One independent voice's say on a patch: authors that count as one (of one vendor, or of
+ * identical patches; see `judge/voices.ts`), and the rule that made them one.
+ */
+export const voiceSchema = z.object({
+  /** The vendor, `adapter/model`, agent name, or the joined names of a same-patch voice. */
+  voice: z.string(),
+  /** Why its authors are one voice. */
+  by: z.enum(["vendor", "model", "agent", "same-patch"]),
+  /** Whether it is an examiners' voice (never one with contestants'). */
+  examiner: z.boolean(),
+  /** Its authors that wrote reproductions. */
+  authors: z.array(z.string()),
+  /** Mean over its authors of their pass rates on the patch. */
+  rate: z.number(),
+  /** Whether it supports the patch (the policy's threshold met by its reproductions). */
+  supports: z.boolean(),
+});
+
 /** The judge's decision for one task. */
 export const verdictSchema = z.object({
   task: z.string(),
@@ -533,6 +552,8 @@ export const verdictSchema = z.object({
   /** The picked agent, or null when the judge abstained. */
   pick: z.string().nullable(),
   reason: z.string(),
+  /** How many supporting voices a pick needed; absent in verdicts written before voices. */
+  minVoices: z.int().optional(),
   /** Per patch: whether the policy approves it alone (the merge gate), and why. */
   patches: z.record(
     z.string(),
@@ -541,6 +562,8 @@ export const verdictSchema = z.object({
       /** The rule that stopped it; null when approved, absent in verdicts written before it. */
       stoppedBy: z.enum(GATE_STOPS).nullable().optional(),
       support: z.number(),
+      /** Every independent voice with reproductions; absent in verdicts written before voices. */
+      voices: z.array(voiceSchema).optional(),
       reason: z.string(),
       evidence: z.array(evidenceCellSchema),
     }),

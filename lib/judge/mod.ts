@@ -1,7 +1,9 @@
 /**
  * The judge stage: the pure judge (`judge/` at the top of the tree) on every task's matrix, under
  * the configured policy, written to `.bugbout/verdicts.json`. The judge reads nothing but the
- * matrix, so this runs before anything looks at the hidden tests or the gold fix.
+ * matrix, the agents' vendors, adapters and models, and a fingerprint of each attempt's source
+ * patch (identical patches are one voice), so this runs before anything looks at the hidden tests
+ * or the gold fix.
  *
  * Requires `--allow-read` and `--allow-write` on the results directory.
  *
@@ -9,12 +11,12 @@
  */
 
 import type { z } from "../deps.ts";
-import { type AgentInfo, judge } from "../../judge/mod.ts";
-import type { Policy } from "../config.ts";
+import { type AgentInfo, judge, patchFingerprint } from "../../judge/mod.ts";
 import { readMatrices } from "../examine/mod.ts";
 import type { Project } from "../project.ts";
+import { readAttempts } from "../race/mod.ts";
 import {
-  type Matrix,
+  nameOf,
   RESULTS_VERSION,
   type Task,
   type Verdict,
@@ -36,17 +38,24 @@ export interface JudgeStage {
   summary: string;
 }
 
-/** The agents of a project as the judge knows them (name, vendor, role). */
+/** The agents of a project as the judge knows them (name, vendor, role, adapter, model). */
 function judgeAgents(project: Project): AgentInfo[] {
-  return project.agents.map((a) => ({ name: a.name, vendor: a.vendor, role: a.role }));
+  return project.agents.map((a) => ({
+    name: a.name,
+    vendor: a.vendor,
+    role: a.role,
+    type: a.type,
+    ...(a.model ? { model: a.model } : {}),
+  }));
 }
 
-/** Judge every matrix. Pure. */
-function judgeMatrices(
-  matrices: readonly Matrix[],
-  context: { policy: Policy; agents: readonly AgentInfo[] },
-): Record<string, Verdict> {
-  return Object.fromEntries(matrices.map((m) => [m.task, judge(m, context)]));
+/** A fingerprint of each saved attempt's source changes at a task, by attempt name. */
+async function fingerprints(project: Project, task: string): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const { attempt, patches } of await readAttempts(project, task)) {
+    if (attempt.role === "contestant") found[nameOf(attempt)] = patchFingerprint(patches.source);
+  }
+  return found;
 }
 
 /** Read `verdicts.json`, or undefined when there is none. */
@@ -64,7 +73,11 @@ export async function judgeAll(project: Project, tasks: readonly Task[]): Promis
   const policy = project.config.judge.policy;
   const saved = await readVerdicts(project);
   const kept = saved?.policy === policy ? saved.verdicts : {};
-  const fresh = judgeMatrices(matrices, { policy, agents: judgeAgents(project) });
+  const agents = judgeAgents(project);
+  const fresh: Record<string, Verdict> = {};
+  for (const m of matrices) {
+    fresh[m.task] = judge(m, { policy, agents, fingerprints: await fingerprints(project, m.task) });
+  }
   const file: VerdictsFile = {
     version: RESULTS_VERSION,
     kind: "verdicts",

@@ -49,18 +49,31 @@ const cases: Case[] = [
       tests: [["e1", "eve", "F P P"], ["a1", "alice", "F P P"]],
       examiners: ["eve"],
     },
-    // alice's own test cannot count for alice, so it must not tip the tie toward bob: they tie,
-    // behave alike everywhere, and the hash of task and agent decides.
+    // alice's own test cannot count for alice; it does count for bob. With eve alone behind
+    // alice, alice has one voice and cannot be picked, while bob has two (eve, alice).
     pick: "bob",
     approved: { alice: true, bob: true },
-    says: ["alice, bob tie on support 1.00 from 1 independent author", "hash of task and agent"],
+    says: ["picked bob", "the only approved patch supported by at least 2 independent voices"],
+  },
+  {
+    name: "does not favour a patch whose author wrote no reproduction of its own, among two voices",
+    spec: {
+      trees: ["B", "alice", "bob"],
+      tests: [["e1", "eve", "F P P"], ["f1", "fay", "F P P"], ["a1", "alice", "F P P"]],
+      examiners: ["eve", "fay"],
+    },
+    // Both have two voices; alice's own test must not tip the tie toward bob: they tie, behave
+    // alike everywhere, and the hash of task and agent decides.
+    pick: "bob",
+    approved: { alice: true, bob: true },
+    says: ["alice, bob tie on support 1.00 from 2 independent authors", "hash of task and agent"],
   },
   {
     name: "abstains when tied patches behave differently on some test",
     spec: {
       trees: ["B", "alice", "bob"],
-      tests: [["e1", "eve", "F P P"], ["r1", "repository", "F P F"]],
-      examiners: ["eve"],
+      tests: [["e1", "eve", "F P P"], ["f1", "fay", "F P P"], ["r1", "repository", "F P F"]],
+      examiners: ["eve", "fay"],
     },
     pick: null,
     approved: { alice: true, bob: true },
@@ -73,9 +86,10 @@ const cases: Case[] = [
       tests: [
         ["e1", "eve", "F P P P"],
         ["e2", "eve", "F P F P"],
+        ["f1", "fay", "F P P P"],
         ["r1", "repository", "P F P P"],
       ],
-      examiners: ["eve"],
+      examiners: ["eve", "fay"],
     },
     pick: "carol",
     approved: { alice: false, bob: true, carol: true },
@@ -84,8 +98,8 @@ const cases: Case[] = [
     name: "judges around a patch whose tree hit an infrastructure error",
     spec: {
       trees: ["B", { id: "alice", status: "infra-error" }, "bob"],
-      tests: [["e1", "eve", "F - P"]],
-      examiners: ["eve"],
+      tests: [["e1", "eve", "F - P"], ["f1", "fay", "F - P"]],
+      examiners: ["eve", "fay"],
     },
     pick: "bob",
     approved: { alice: false, bob: true },
@@ -124,8 +138,8 @@ const cases: Case[] = [
     name: "strict picks the patch that keeps the examiner's behaviour",
     spec: {
       trees: ["B", "alice", "bob"],
-      tests: [["e1", "eve", "F P P"], ["e2", "eve", "P F P"]],
-      examiners: ["eve"],
+      tests: [["e1", "eve", "F P P"], ["e2", "eve", "P F P"], ["f1", "fay", "F P P"]],
+      examiners: ["eve", "fay"],
     },
     policy: "strict",
     pick: "bob",
@@ -159,12 +173,12 @@ const twins = (task: string, order: string[]) =>
   matrixOf({
     task,
     trees: ["B", ...order],
-    tests: [["e1", "eve", `F ${order.map(() => "P").join(" ")}`], [
-      "r1",
-      "repository",
-      `P ${order.map(() => "P").join(" ")}`,
-    ]],
-    examiners: ["eve"],
+    tests: [
+      ["e1", "eve", `F ${order.map(() => "P").join(" ")}`],
+      ["f1", "fay", `F ${order.map(() => "P").join(" ")}`],
+      ["r1", "repository", `P ${order.map(() => "P").join(" ")}`],
+    ],
+    examiners: ["eve", "fay"],
   });
 
 Deno.test("judge() picks the same twin whatever order the patches come in", () => {
@@ -201,7 +215,12 @@ Deno.test("judge() gives cross-vendor the vendors of the agents", () => {
     { name: "alice", vendor: "openai", role: "contestant" as const },
     { name: "bob", vendor: "openai", role: "contestant" as const },
   ];
-  assert.notEqual(judge(matrix, { policy: "majority", agents }).pick, null);
+  // Under majority each approves the other's patch, but alice and bob are one voice (openai), and
+  // one voice is not enough to pick on; cross-vendor does not even approve.
+  const majority = judge(matrix, { policy: "majority", agents });
+  assert.deepEqual(Object.values(majority.patches).map((p) => p.approved), [true, true]);
+  assert.equal(majority.pick, null);
+  assert.match(majority.reason, /a pick needs 2/);
   const crossVendor = judge(matrix, { policy: "cross-vendor", agents });
   assert.equal(crossVendor.pick, null);
   assert.deepEqual(Object.values(crossVendor.patches).map((p) => p.approved), [false, false]);
@@ -216,16 +235,24 @@ Deno.test("judge() under cross-vendor treats agents of unknown vendor as differe
     { name: "alice", vendor: "unknown", role: "contestant" as const },
     { name: "bob", vendor: "unknown", role: "contestant" as const },
   ];
-  // Each approves the other's patch, as under majority; they differ on a test, so: abstain, but
-  // not because of vendors. The reason says their vendors were taken as different.
+  // Each approves the other's patch, as under majority; each has one voice behind it, so: abstain,
+  // but not because of vendors. The reason says their vendors were taken as different.
   const verdict = judge(matrix, { policy: "cross-vendor", agents });
   assert.deepEqual(Object.values(verdict.patches).map((p) => p.approved), [true, true]);
   assert.match(verdict.reason, /cross-vendor: the vendor of alice, bob is unknown/);
   assert.match(verdict.reason, /each counts as a vendor of its own/);
-  // With one of them picked, the note still says how vendors were read.
+  // With one of them picked (bob and an examiner of a named vendor behind it: two voices), the
+  // note still says how vendors were read.
   const one = judge(
-    matrixOf({ trees: ["B", "alice", "bob"], tests: [["b1", "bob", "F P F"]] }),
-    { policy: "cross-vendor", agents },
+    matrixOf({
+      trees: ["B", "alice", "bob"],
+      tests: [["b1", "bob", "F P F"], ["e1", "eve", "F P F"]],
+      examiners: ["eve"],
+    }),
+    {
+      policy: "cross-vendor",
+      agents: [...agents, { name: "eve", vendor: "acme", role: "examiner" }],
+    },
   );
   assert.equal(one.pick, "alice", one.reason);
   assert.match(one.reason, /^picked alice: .*; cross-vendor: the vendor of alice, bob is unknown/);
@@ -253,6 +280,7 @@ Deno.test("judge() under cross-vendor says why it abstains when it finds a singl
 
 Deno.test("judge() under cross-vendor names the same-vendor tests it set aside when it abstains", () => {
   // carol (anthropic) wrote no reproduction; alice and bob (openai) only reproduce each other.
+  // carol passes both their tests, but alice and bob are one voice: no pick on one voice.
   const matrix = matrixOf({
     trees: ["B", "alice", "bob", "carol"],
     tests: [["a1", "alice", "F F P P"], ["b1", "bob", "F P F F"]],
@@ -263,7 +291,12 @@ Deno.test("judge() under cross-vendor names the same-vendor tests it set aside w
     { name: "carol", vendor: "anthropic", role: "contestant" as const },
   ];
   const verdict = judge(matrix, { policy: "cross-vendor", agents });
-  assert.equal(verdict.pick, "carol", verdict.reason);
+  assert.equal(verdict.pick, null, verdict.reason);
+  assert.equal(verdict.patches.carol.approved, true);
+  assert.match(
+    verdict.reason,
+    /carol, is not supported by at least 2 independent voices \(carol: 1 voice \(openai\)\)/,
+  );
   const none = judge(
     matrixOf({
       trees: ["B", "alice", "bob", "carol"],

@@ -206,14 +206,23 @@ Deno.test("a bout on a Go module resolves the real fix, not the wrong fix or the
   ok(resolutions["issue-7"].patches["config-cheat"].flags.length > 0);
   ok(!["resolved", "broke-tests"].includes(outcome("issue-7", "forger")!));
 
-  // The judge picks the real fix from the cross-examination alone.
+  // The judge approves the real fix from the cross-examination alone, and only it. But the
+  // examiner is its one supporting voice (wrong's test pins the wrong total and fails on it), and
+  // a pick needs two independent voices: the judge abstains and says so.
   const verdicts = verdictsFileSchema.parse(await read("verdicts.json")).verdicts;
-  equal(verdicts["issue-7"].pick, "fixer");
-  equal(resolutions["issue-7"].pick.outcome, "resolved");
+  const approved = Object.entries(verdicts["issue-7"].patches).filter(([, p]) => p.approved);
+  deepEqual(approved.map(([name]) => name), ["fixer"]);
+  deepEqual(
+    verdicts["issue-7"].patches.fixer.voices!.filter((v) => v.supports).map((v) => v.authors),
+    [["examiner"]],
+  );
+  equal(verdicts["issue-7"].pick, null);
+  match(verdicts["issue-7"].reason, /fixer, is not supported by at least 2 independent voices/);
+  equal(resolutions["issue-7"].pick.outcome, null);
 
   // The report has the shape a Python bout's has.
   const report = reportSchema.parse(await read("report.json"));
   deepEqual(report.agents.map((a) => a.name).sort(), ["config-cheat", "fixer", "forger", "wrong"]);
   match(run.stdout, /fixer\s+1\s+1\s/);
-  match(run.stdout, /the judge's picks\s+1\s+1/);
+  match(run.stdout, /the judge's picks\s+0\s+1/);
 });
