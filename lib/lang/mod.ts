@@ -92,3 +92,16 @@ export {
   type RunnerCode,
   type TestMarks,
 } from "./mining.ts";
+
+// -- Capability review ------------------------------------------------------------------------
+export {
+  baselineUses,
+  type CapabilityRule,
+  type CapabilityRules,
+  type PackageBaseline,
+  patternRule,
+  reviewCapabilities,
+} from "./capabilities.ts";
+export { PYTHON_CAPABILITIES } from "./python/capabilities.ts";
+export { GO_CAPABILITIES } from "./go/capabilities.ts";
+export { NODE_CAPABILITIES } from "./node/capabilities.ts";

@@ -18,6 +18,7 @@ export type { GuardEvent } from "../records.ts";
 export type { Language } from "../records.ts";
 import type { Project } from "../project.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import type { CapabilityRules, PackageBaseline } from "./capabilities.ts";
 
 /** The tests one change added or changed in one test file. */
 export type FileTests =
@@ -351,9 +352,17 @@ export interface TestRunner {
   /**
    * What scoring makes of a patch's paths: what it flags (configuration changed, skip markers
    * added to the repository's tests, source that reaches the test framework, and what no single
-   * path tells: {@linkcode patchFlags}) and what it does not apply, with why.
+   * path tells: {@linkcode patchFlags}) and what it does not apply, with why. With `base` (the
+   * source files of B's package), source that reaches the test framework is flagged only when no
+   * file of B's package already did.
    */
-  review(paths: readonly ReviewedPath[]): PatchReview;
+  review(paths: readonly ReviewedPath[], base?: PackageBaseline): PatchReview;
+  /**
+   * What the capability review looks for in a patch's source (reflection, frames, threads, the
+   * test framework's internals, reads of test files); a patch whose source uses one that B's
+   * package never did is `suspect`. Absent: the language has no capability review.
+   */
+  readonly capabilities?: CapabilityRules;
   /**
    * What a patch does that no single path tells (Go: a `TestMain` in the maintainers' test files,
    * a `replace` pointing outside the module; JavaScript: a `package.json` change to how tests
