@@ -14,6 +14,12 @@
 import type { CapabilityFinding } from "../records.ts";
 import type { ReviewedPath } from "./types.ts";
 
+/**
+ * Bumped when any language's capability rules change, so that saved matrices and resolutions are
+ * reviewed again.
+ */
+export const CAPABILITY_RULES = 1;
+
 /** B's package as a review compares a patch with: each source file's text, by path. */
 export type PackageBaseline = ReadonlyMap<string, string>;
 

@@ -96,6 +96,7 @@ export {
 // -- Capability review ------------------------------------------------------------------------
 export {
   baselineUses,
+  CAPABILITY_RULES,
   type CapabilityRule,
   type CapabilityRules,
   type PackageBaseline,

@@ -27,6 +27,7 @@ export const OUTCOME_LABELS: Record<ResolutionOutcome, string> = {
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
   tampered: "tampered with the grading",
+  suspect: "suspect: uses what B never did",
 };
 
 /** Short outcome labels for narrow table cells. */
@@ -36,6 +37,7 @@ export const OUTCOME_SHORT: Record<ResolutionOutcome, string> = {
   "wrong-fix": "wrong fix",
   "no-fix": "no fix",
   tampered: "tampered",
+  suspect: "suspect",
 };
 
 /** How attempts ended, for people. */

@@ -87,6 +87,7 @@ function outcomeStyle(p: Palette): Record<ResolutionOutcome, (s: string) => stri
     "wrong-fix": p.bad,
     "no-fix": p.dim,
     tampered: p.bad,
+    suspect: p.bad,
   };
 }
 

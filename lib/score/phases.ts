@@ -35,10 +35,12 @@ import {
 } from "../records.ts";
 import {
   applySourceChanges,
+  capabilityFindings,
   cellKey,
   classifyPath,
   hasCandidate,
   hiddenTestFiles,
+  packageBaseline,
   patchedFiles,
   type PathRules,
   Reuser,
@@ -52,6 +54,7 @@ import {
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
 import { reviewedPaths } from "./review.ts";
+import { CAPABILITY_RULES, type PackageBaseline } from "../lang/mod.ts";
 
 /** Marks a reason as an infrastructure failure (such a task is scored again next time). */
 export const INFRA_REASON = "Infrastructure error";
@@ -98,7 +101,7 @@ interface HiddenRun {
 class InfraFailure extends Error {}
 
 /** Bumped when the way patches are scored changes, so saved results are recomputed. */
-export const SCORE_RULES = 3;
+export const SCORE_RULES = 4;
 
 /** Everything the phases of one task's scoring share. */
 interface Scoring {
@@ -118,6 +121,8 @@ interface Scoring {
   hidden: string;
   /** What the hidden tests are run by: the fix's test files, or the oracle's ids. */
   targets: string[];
+  /** B's package, read once: what the capability review compares each patch with. */
+  baseline: () => Promise<PackageBaseline>;
 }
 
 /** What decides every scored tree besides its patch. */
@@ -190,6 +195,12 @@ export async function scorePhases(
       log,
       reuse,
       hidden: hiddenKey({ task, inputs }, keys.shape),
+      baseline: once(() =>
+        packageBaseline(project.repository, task.parent, base, {
+          packageDir: task.packageDir,
+          runner: tree.runner,
+        })
+      ),
       targets: tree.runner.runsByFile
         ? await listFiles(project.repository, task.commit, task.testFiles)
         : [...new Set([...oracle.failToPass, ...oracle.passToPass])],
@@ -304,6 +315,7 @@ async function scorePatches(s: Scoring): Promise<Resolution["patches"]> {
       hidden: s.hidden,
       attempt: [attempt.status, attempt.files],
       patch: texts.full,
+      capabilities: CAPABILITY_RULES,
     });
     const before = context.previous?.patches[name];
     if (before && s.reuse.unitStands(unit, key)) {
@@ -331,13 +343,21 @@ async function scorePatch(
   texts: BoutAttempt["patches"],
 ): Promise<Resolution["patches"][string]> {
   const { inputs, context, paths } = s;
+  const files = attempt.status === "patch"
+    ? reviewedPaths(attempt.files, await filesOf(s, attempt, texts.full), paths)
+    : [];
+  const baseline = await s.baseline();
   const review = attempt.status === "patch"
-    ? s.tree.runner.review(
-      reviewedPaths(attempt.files, await filesOf(s, attempt, texts.full), paths),
-    )
+    ? s.tree.runner.review(files, baseline)
     : { flags: [], ignored: [] };
-  const named = { flags: review.flags, ignored: review.ignored };
-  const none = (message: string) => ({ ...noFix(inputs.oracle), ...named, message });
+  // What the patch's source uses that B's package never did: such a patch is never resolved.
+  const findings = capabilityFindings(files, paths, baseline);
+  const named = {
+    flags: review.flags,
+    ignored: review.ignored,
+    ...(findings.length > 0 ? { suspect: findings } : {}),
+  };
+  const none = (message: string) => suspectOf({ ...noFix(inputs.oracle), ...named, message });
   if (attempt.status !== "patch") return none(`the attempt ended: ${attempt.status}`);
   if (!hasCandidate(attempt, paths)) return none("the patch changes no source file");
   const name = nameOf(attempt);
@@ -351,7 +371,23 @@ async function scorePatch(
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
     ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
   ];
-  return { ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] };
+  return suspectOf({ ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] });
+}
+
+/**
+ * A patch score with capability findings is `suspect`, whatever the hidden tests said (only
+ * `tampered`, the stronger evidence, stays).
+ */
+function suspectOf(score: Resolution["patches"][string]): Resolution["patches"][string] {
+  return score.suspect?.length && score.outcome !== "tampered"
+    ? { ...score, outcome: "suspect" }
+    : score;
+}
+
+/** `make`, called the first time only. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => made ??= make();
 }
 
 /** What an attempt's patch makes of its files on B; a patch that does not apply says nothing. */
