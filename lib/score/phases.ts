@@ -1,7 +1,8 @@
 /**
  * Scoring one task, the same in every language: the sanity gates (the empty patch must not
  * resolve the task, the gold patch must), every contestant's patch against the hidden tests (its
- * source changes only, the runner's review of its files), every agent's tests replayed on G for
+ * source changes only, the runner's review of its files, and the capability review against B's
+ * package: a patch whose source uses what B's never did is `suspect`), every agent's tests replayed on G for
  * their evidence roles, the judge's pick, and the resolution that puts them together, with the
  * units a later resolution may reuse. The tree's runner says how its tests run, what its paths
  * are and what a patch may not do.
