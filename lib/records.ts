@@ -383,7 +383,7 @@ export function agentOfName(name: string): string {
  * Something a patch's source uses that B's package never did (a capability review's finding):
  * reflection, frames, threads, the test framework's internals, reads of test files.
  */
-export const capabilityFindingSchema = z.object({
+export const capabilityFindingSchema: z.ZodType<CapabilityFinding> = z.object({
   /** The file of the patch, relative to the tree. */
   file: z.string(),
   /** The line (1-based) in the file as the patch leaves it. */
@@ -394,7 +394,16 @@ export const capabilityFindingSchema = z.object({
   reason: z.string(),
 });
 /** Something a patch's source uses that B's package never did. */
-export type CapabilityFinding = z.infer<typeof capabilityFindingSchema>;
+export interface CapabilityFinding {
+  /** The file of the patch, relative to the tree. */
+  file: string;
+  /** The line (1-based) in the file as the patch leaves it. */
+  line: number;
+  /** The capability's short name: `frames`, `test-framework`, `always-equal`, ... */
+  capability: string;
+  /** Why it deserves a look, in words. */
+  reason: string;
+}
 
 /** A capability finding in one line: `file:line: reason`. */
 export function describeFinding(f: CapabilityFinding): string {
