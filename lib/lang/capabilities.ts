@@ -65,8 +65,13 @@ function lineAt(text: string, at: number): number {
   return line;
 }
 
+// A package is read once per set of rules, however many patches are reviewed against it.
+const usesOf = new WeakMap<PackageBaseline, WeakMap<CapabilityRules, ReadonlySet<string>>>();
+
 /** The ids of the rules that B's package uses somewhere (in any file `rules.files` takes). */
-export function baselineUses(rules: CapabilityRules, base: PackageBaseline): Set<string> {
+export function baselineUses(rules: CapabilityRules, base: PackageBaseline): ReadonlySet<string> {
+  const known = usesOf.get(base)?.get(rules);
+  if (known) return known;
   const used = new Set<string>();
   for (const [path, text] of base) {
     if (!rules.files.test(path)) continue;
@@ -75,6 +80,8 @@ export function baselineUses(rules: CapabilityRules, base: PackageBaseline): Set
       if (!used.has(rule.id) && rule.find(blanked).length > 0) used.add(rule.id);
     }
   }
+  if (!usesOf.has(base)) usesOf.set(base, new WeakMap());
+  usesOf.get(base)!.set(rules, used);
   return used;
 }
 

@@ -61,7 +61,7 @@ export const GO_CAPABILITIES: CapabilityRules = {
     patternRule(
       "testing-import",
       "imports testing from a file that is not a test",
-      /^[ \t]*(?:import[ \t]+)?(?:[\w.]+[ \t]+)?"testing(?:\/[\w/]+)?"/gm,
+      /^[ \t]*(?:import[ \t]+)?(?:[\w.]+[ \t]+)?"testing(?:\/[\w/]+)?"[ \t]*$/gm,
     ),
     patternRule(
       "test-binary-probe",
