@@ -12,36 +12,15 @@
  */
 
 import type { CapabilityFinding } from "../records.ts";
-import type { ReviewedPath } from "./types.ts";
+import type { CapabilityRule, CapabilityRules, PackageBaseline, ReviewedPath } from "./types.ts";
+
+export type { CapabilityRule, CapabilityRules, PackageBaseline } from "./types.ts";
 
 /**
  * Bumped when any language's capability rules change, so that saved matrices and resolutions are
  * reviewed again.
  */
 export const CAPABILITY_RULES = 1;
-
-/** B's package as a review compares a patch with: each source file's text, by path. */
-export type PackageBaseline = ReadonlyMap<string, string>;
-
-/** One capability a language looks for in a patch's source. */
-export interface CapabilityRule {
-  /** Its short name, as findings carry it: `frames`, `test-framework`, ... */
-  id: string;
-  /** Why a new use deserves a look, in words. */
-  reason: string;
-  /** Where the text (comments blanked) uses it: the offset of each use. */
-  find(text: string): number[];
-}
-
-/** What one language's capability review looks for, and in which files. */
-export interface CapabilityRules {
-  /** The source files worth reading (by path): `.py`, non-test `.go`, `.js`/`.ts`, ... */
-  files: RegExp;
-  /** Comments blanked out (same length, newlines kept) so that they never count as a use. */
-  blank(text: string): string;
-  /** The rules, in the order findings are listed. */
-  rules: readonly CapabilityRule[];
-}
 
 /** A rule that finds every match of `pattern` (which must have the `g` flag). */
 export function patternRule(id: string, reason: string, pattern: RegExp): CapabilityRule {

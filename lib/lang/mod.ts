@@ -103,6 +103,3 @@ export {
   patternRule,
   reviewCapabilities,
 } from "./capabilities.ts";
-export { PYTHON_CAPABILITIES } from "./python/capabilities.ts";
-export { GO_CAPABILITIES } from "./go/capabilities.ts";
-export { NODE_CAPABILITIES } from "./node/capabilities.ts";

@@ -18,7 +18,6 @@ export type { GuardEvent } from "../records.ts";
 export type { Language } from "../records.ts";
 import type { Project } from "../project.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import type { CapabilityRules, PackageBaseline } from "./capabilities.ts";
 
 /** The tests one change added or changed in one test file. */
 export type FileTests =
@@ -218,6 +217,29 @@ export interface PatchReview {
   flags: string[];
   /** Files not applied, and why. */
   ignored: { path: string; reason: string }[];
+}
+
+/** B's package as a review compares a patch with: each source file's text, by path. */
+export type PackageBaseline = ReadonlyMap<string, string>;
+
+/** One capability a language looks for in a patch's source. */
+export interface CapabilityRule {
+  /** Its short name, as findings carry it: `frames`, `test-framework`, ... */
+  id: string;
+  /** Why a new use deserves a look, in words. */
+  reason: string;
+  /** Where the text (comments blanked) uses it: the offset of each use. */
+  find(text: string): number[];
+}
+
+/** What one language's capability review looks for, and in which files. */
+export interface CapabilityRules {
+  /** The source files worth reading (by path): `.py`, non-test `.go`, `.js`/`.ts`, ... */
+  files: RegExp;
+  /** Comments blanked out (same length, newlines kept) so that they never count as a use. */
+  blank(text: string): string;
+  /** The rules, in the order findings are listed. */
+  rules: readonly CapabilityRule[];
 }
 
 /** One path of a patch as {@linkcode TestRunner.review} sees it. */

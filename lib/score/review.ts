@@ -6,4 +6,4 @@
  * @module
  */
 
-export { reviewedPaths } from "../testbed/reviewed.ts";
+export { reviewedPaths } from "../testbed/mod.ts";
