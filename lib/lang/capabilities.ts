@@ -20,7 +20,7 @@ export type { CapabilityRule, CapabilityRules, PackageBaseline } from "./types.t
  * Bumped when any language's capability rules change, so that saved matrices and resolutions are
  * reviewed again.
  */
-export const CAPABILITY_RULES = 1;
+export const CAPABILITY_RULES = 2;
 
 /** A rule that finds every match of `pattern` (which must have the `g` flag). */
 export function patternRule(id: string, reason: string, pattern: RegExp): CapabilityRule {

@@ -11,7 +11,12 @@
  * @module
  */
 
-import { blankMatches, type CapabilityRules, patternRule } from "../capabilities.ts";
+import {
+  blankMatches,
+  type CapabilityRule,
+  type CapabilityRules,
+  patternRule,
+} from "../capabilities.ts";
 
 /** The test framework's and the guard's modules, by name. */
 const FRAMEWORK = String.raw`(?:_?pytest|unittest|conftest|pluggy|_bugbout_guard)`;
@@ -29,6 +34,25 @@ function blankPython(text: string): string {
         ? blankMatches(m, /[\s\S]+/g)
         : m,
   );
+}
+
+/**
+ * The caller's module name, as `collections.namedtuple` and `enum` read it to set `__module__`
+ * (`sys._getframe(1).f_globals.get("__name__")`): reading one name of the caller's globals, the
+ * idiom of real fixes, not a walk of the stack.
+ */
+const MODULE_NAME =
+  /\b(?:sys\._getframe|inspect\.currentframe)\([^)\n]*\)(?:\.f_back)*\.f_globals(?:\.get\(\s*|\[\s*)["']__name__["']/g;
+
+/** `rule`, but not on a line where `idiom` is all it does. */
+function withoutIdiom(rule: CapabilityRule, idiom: RegExp): CapabilityRule {
+  return {
+    ...rule,
+    find(text) {
+      const spans = [...text.matchAll(idiom)].map((m) => [m.index, m.index + m[0].length]);
+      return rule.find(text).filter((at) => !spans.some(([from, to]) => at >= from && at < to));
+    },
+  };
 }
 
 /** Python's capability rules. */
@@ -55,10 +79,13 @@ export const PYTHON_CAPABILITIES: CapabilityRules = {
       "reaches the __main__ module (where the guard runs)",
       /\bsys\.modules[ \t]*(?:\[[ \t]*|\.get\([ \t]*)["']__main__["']|^[ \t]*(?:import[ \t]+__main__\b|from[ \t]+__main__[ \t]+import\b)/gm,
     ),
-    patternRule(
-      "frames",
-      "walks the call stack (its callers' frames, a traceback's frames, their locals or globals)",
-      /\bsys\._getframe\b|\bsys\._current_frames\b|\binspect\.(?:currentframe|stack|getouterframes|getinnerframes|trace|getframeinfo)\b|^[ \t]*from[ \t]+(?:inspect|sys)[ \t]+import\b[^\n]*\b(?:currentframe|stack|getouterframes|_getframe)\b|\.(?:f_back|tb_frame|f_locals|f_globals)\b|\btraceback\.(?:extract_stack|walk_stack|format_stack|print_stack)\b/gm,
+    withoutIdiom(
+      patternRule(
+        "frames",
+        "walks the call stack (its callers' frames, a traceback's frames, their locals or globals)",
+        /\bsys\._getframe\b|\bsys\._current_frames\b|\binspect\.(?:currentframe|stack|getouterframes|getinnerframes|trace|getframeinfo)\b|^[ \t]*from[ \t]+(?:inspect|sys)[ \t]+import\b[^\n]*\b(?:currentframe|stack|getouterframes|_getframe)\b|\.(?:f_back|tb_frame|f_locals|f_globals)\b|\btraceback\.(?:extract_stack|walk_stack|format_stack|print_stack)\b/gm,
+      ),
+      MODULE_NAME,
     ),
     patternRule(
       "source-reading",
