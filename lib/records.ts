@@ -630,7 +630,8 @@ export const patchScoreSchema = z.object({
   tampering: z.array(guardEventSchema).optional(),
   /**
    * What the patch's source uses that B's package never did (the capability review); a patch
-   * with any is `suspect`, never `resolved`.
+   * with any is never `resolved`: one that would be is `suspect`, one the hidden tests fail
+   * anyway keeps that outcome.
    */
   suspect: z.array(capabilityFindingSchema).optional(),
 });

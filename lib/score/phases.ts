@@ -376,11 +376,12 @@ async function scorePatch(
 }
 
 /**
- * A patch score with capability findings is `suspect`, whatever the hidden tests said (only
- * `tampered`, the stronger evidence, stays).
+ * A patch with capability findings is never `resolved`: what would resolve is `suspect`. One the
+ * hidden tests fail anyway keeps that outcome (`wrong-fix`, `broke-tests`, `tampered`, ...), so
+ * the report still says what the tests said; its findings are kept and shown all the same.
  */
 function suspectOf(score: Resolution["patches"][string]): Resolution["patches"][string] {
-  return score.suspect?.length && score.outcome !== "tampered"
+  return score.suspect?.length && score.outcome === "resolved"
     ? { ...score, outcome: "suspect" }
     : score;
 }
