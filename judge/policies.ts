@@ -8,7 +8,7 @@
 
 import type { Policy } from "../lib/config.ts";
 import { BugboutError } from "../lib/errors.ts";
-import { agentOfName, type GateStop, type Verdict } from "../lib/records.ts";
+import { agentOfName, describeFinding, type GateStop, type Verdict } from "../lib/records.ts";
 import {
   type Breakage,
   breakages,
@@ -173,6 +173,19 @@ export function assessPatch(
       approved: false,
       stoppedBy: byCode ? "code-tampered" : "tests-tampered",
       reason: verdict(false, `${whose} tampered with the grading: ${firstTampering(tampered)}`),
+    };
+  }
+  // The capability review: a patch whose source uses what B's package never did is never approved.
+  if (patch.suspect?.length) {
+    const more = patch.suspect.length > 1 ? ` and ${patch.suspect.length - 1} more` : "";
+    return {
+      ...base,
+      approved: false,
+      stoppedBy: "suspect",
+      reason: verdict(
+        false,
+        `its source uses what B's package never did: ${describeFinding(patch.suspect[0])}${more}`,
+      ),
     };
   }
   if (patch.status !== "ok") {

@@ -42,7 +42,8 @@ export function patchAuthor(tree: MatrixTree): string {
  *   tests whose breakage rule 3 weighs.
  * - `examinerGuards`: examiners' tests, stable on B, that pass on every B repeat that ran: the
  *   behaviour the issue does not ask to change, which the `strict` policy protects.
- * - `patches`: every patch tree, in matrix order; `ranPatches` only those with `status: "ok"`.
+ * - `patches`: every patch tree, in matrix order; `ranPatches` only those with `status: "ok"`
+ *   whose code neither tampered with the grading nor is suspect (the capability review).
  */
 export interface MatrixFacts {
   /** The matrix the facts describe. */
@@ -135,7 +136,10 @@ export function matrixFacts(matrix: Matrix): MatrixFacts {
       t.authorRole === "examiner" && honest(t) && onBase(t, passes)
     ),
     patches,
-    ranPatches: patches.filter((t) => t.status === "ok" && !blamed.trees.has(t.id)),
+    // A suspect patch's behaviour (its code reaches what B's never did) is no quorum either.
+    ranPatches: patches.filter((t) =>
+      t.status === "ok" && !blamed.trees.has(t.id) && !t.suspect?.length
+    ),
   };
 }
 

@@ -379,6 +379,37 @@ export function agentOfName(name: string): string {
 // ---------------------------------------------------------------------------------------------
 // matrices/<task>.json
 
+/**
+ * Something a patch's source uses that B's package never did (a capability review's finding):
+ * reflection, frames, threads, the test framework's internals, reads of test files.
+ */
+export const capabilityFindingSchema: z.ZodType<CapabilityFinding> = z.object({
+  /** The file of the patch, relative to the tree. */
+  file: z.string(),
+  /** The line (1-based) in the file as the patch leaves it. */
+  line: z.int().positive(),
+  /** The capability's short name: `frames`, `test-framework`, `always-equal`, ... */
+  capability: z.string(),
+  /** Why it deserves a look, in words. */
+  reason: z.string(),
+});
+/** Something a patch's source uses that B's package never did. */
+export interface CapabilityFinding {
+  /** The file of the patch, relative to the tree. */
+  file: string;
+  /** The line (1-based) in the file as the patch leaves it. */
+  line: number;
+  /** The capability's short name: `frames`, `test-framework`, `always-equal`, ... */
+  capability: string;
+  /** Why it deserves a look, in words. */
+  reason: string;
+}
+
+/** A capability finding in one line: `file:line: reason`. */
+export function describeFinding(f: CapabilityFinding): string {
+  return `${f.file}:${f.line}: ${f.reason}`;
+}
+
 /** A tree the tests ran on: B (repeated) or a contestant's patch. */
 export const matrixTreeSchema = z.object({
   /** "B", "B#2", ... for the unpatched tree; the agent's name for a patch. */
@@ -388,6 +419,8 @@ export const matrixTreeSchema = z.object({
   /** Whether the tree could be built and run; cells are `not-run` otherwise. */
   status: z.enum(["ok", "timeout", "out-of-memory", "infra-error", "tampered", "patch-failed"]),
   message: z.string().optional(),
+  /** A patch's capability review: what its source uses that B's package never did. */
+  suspect: z.array(capabilityFindingSchema).optional(),
 });
 
 /** A test in the matrix and who wrote it. */
@@ -517,6 +550,7 @@ export const evidenceCellSchema = z.object({
 export const GATE_STOPS = [
   "code-tampered",
   "tests-tampered",
+  "suspect",
   "tree-not-run",
   "no-reproduction",
   "too-little-support",
@@ -598,6 +632,7 @@ export const RESOLUTION_OUTCOMES = [
   "no-fix",
   "tampered",
   "divergent",
+  "suspect",
 ] as const;
 /** A patch's outcome against the hidden tests. */
 export type ResolutionOutcome = typeof RESOLUTION_OUTCOMES[number];
@@ -631,6 +666,12 @@ export const patchScoreSchema = z.object({
    * them something else than the real fix's does (`lib/score/divergence.ts`), and how.
    */
   divergence: z.array(z.object({ test: z.string(), detail: z.string() })).optional(),
+  /**
+   * What the patch's source uses that B's package never did (the capability review); a patch
+   * with any is never `resolved`: one that would be is `suspect`, one the hidden tests fail
+   * anyway keeps that outcome.
+   */
+  suspect: z.array(capabilityFindingSchema).optional(),
 });
 
 /** One agent test replayed on B, S and G. */

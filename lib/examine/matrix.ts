@@ -18,6 +18,7 @@ import type { RunnerEnv, TestRunner } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
 import {
   type BoutAttempt,
+  type CapabilityFinding,
   type GuardEvent,
   type Matrix,
   matrixSchema,
@@ -96,6 +97,11 @@ export interface TreesContext {
   onStart?: (tree: string) => void;
   /** The task's last matrix: its cells whose keys stand are not run again. */
   previous?: Matrix;
+  /**
+   * The capability review of a contestant's patch against B (what its source uses that B's
+   * package never did), put on its tree for the judge; absent: no review.
+   */
+  review?: (attempt: BoutAttempt["attempt"], patch: string) => Promise<CapabilityFinding[]>;
   signal?: AbortSignal;
 }
 
@@ -181,11 +187,13 @@ export async function examineTrees(
   const patchRuns = Promise.all(
     attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
       async ({ attempt, patches }): Promise<TreeResult> => {
+        const suspect = await context.review?.(attempt, patches.full) ?? [];
         const tree: ExaminedTree = {
           id: nameOf(attempt),
           kind: "patch",
           agent: attempt.agent,
           status: "ok",
+          ...(suspect.length > 0 ? { suspect } : {}),
         };
         // A candidate is B and its source changes: the patch and how paths are classified.
         const treeKey = inputsKey({

@@ -26,7 +26,13 @@ import { cachedTree, listFiles } from "../checkout.ts";
 import { BugboutError, describeError } from "../errors.ts";
 import { readTextIfExists } from "../fs.ts";
 import { inputsKey } from "../hash.ts";
-import { languageOf, type LanguageSpec, type TestRunner } from "../lang/mod.ts";
+import {
+  CAPABILITY_RULES,
+  languageOf,
+  type LanguageSpec,
+  type PackageBaseline,
+  type TestRunner,
+} from "../lang/mod.ts";
 import { readOracles } from "../oracle/mod.ts";
 import type { Project } from "../project.ts";
 import { readAttempts } from "../race/mod.ts";
@@ -44,7 +50,9 @@ import {
   type AuthorTests,
   cellOn,
   hasTests,
+  packageBaseline,
   reuseSummary,
+  reviewAttemptCapabilities,
   rowIds,
   type RowOwner,
   runInputs,
@@ -114,6 +122,7 @@ export function matrixInputsKey(
     tests: c.project.tests,
     agents: project.agents.map((a) => [a.name, a.role]),
     attempts: attemptsFingerprint(attempts),
+    capabilities: CAPABILITY_RULES,
     runSuite: c.judge.runSuite,
     env,
     ...runInputs(project, context.tools),
@@ -143,6 +152,10 @@ export async function examineTask(
     scratch: join(work, "scratch"),
     signal,
   });
+  // B's package, read once for the capability review of every patch.
+  const rules = { packageDir: task.packageDir, runner };
+  let read: Promise<PackageBaseline> | undefined;
+  const baseline = () => read ??= packageBaseline(project.repository, task.parent, base, rules);
   // Who runs on every tree: each author with tests, then the repository's suite.
   const owners = new Map<string, RowOwner>();
   for (const a of authors.filter(hasTests)) owners.set(a.agent, authorOwner(a, runner));
@@ -173,6 +186,14 @@ export async function examineTask(
       scratch: join(work, "runs"),
       signal,
     }),
+    review: async (attempt, patch) =>
+      reviewAttemptCapabilities(attempt, patch, {
+        base,
+        rules,
+        baseline: await baseline(),
+        scratch: join(work, "scratch"),
+        signal,
+      }),
     repeatSelection: (first, candidates) =>
       repeatSelection(first, candidates, [...owners.values()], runner),
     blame: (events, owner) =>

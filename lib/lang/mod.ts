@@ -92,3 +92,14 @@ export {
   type RunnerCode,
   type TestMarks,
 } from "./mining.ts";
+
+// -- Capability review ------------------------------------------------------------------------
+export {
+  baselineUses,
+  CAPABILITY_RULES,
+  type CapabilityRule,
+  type CapabilityRules,
+  type PackageBaseline,
+  patternRule,
+  reviewCapabilities,
+} from "./capabilities.ts";

@@ -18,6 +18,7 @@ import type {
   ReviewedPath,
   TestRunner,
 } from "./types.ts";
+import type { PackageBaseline } from "./capabilities.ts";
 
 /** Whether `path` lies under directory `dir` (`.` or "": everything). */
 export function under(path: string, dir: string): boolean {
@@ -100,9 +101,18 @@ function count(text: string | undefined, pattern: RegExp): number {
   return text === undefined ? 0 : [...text.matchAll(pattern)].length;
 }
 
-/** Whether a path's change made `pattern` appear more often than before. */
-export function gained(path: Pick<ReviewedPath, "before" | "after">, pattern: RegExp): boolean {
-  return count(path.after, pattern) > count(path.before, pattern);
+/**
+ * Whether a path's change made `pattern` appear more often than before; with `base` (B's package,
+ * by path), only when no file of it has `pattern` at all: a use B already had anywhere is not new.
+ */
+export function gained(
+  path: Pick<ReviewedPath, "before" | "after">,
+  pattern: RegExp,
+  base?: PackageBaseline,
+): boolean {
+  if (count(path.after, pattern) <= count(path.before, pattern)) return false;
+  if (base) { for (const text of base.values()) if (count(text, pattern) > 0) return false; }
+  return true;
 }
 
 /** How a review of a runner language flags what it finds (see {@linkcode reviewByRunner}). */
@@ -116,13 +126,14 @@ export interface RunnerReviewRules {
 /**
  * The review of a patch for a runner that says what is test code and configuration: its
  * configuration is never applied and is flagged, skip markers added to the repository's tests
- * are flagged, source reaching the test framework is flagged (and applied), and so is what the
- * runner's `patchFlags` finds.
+ * are flagged, source reaching the test framework is flagged (and applied) unless `base` (B's
+ * package) already did, and so is what the runner's `patchFlags` finds.
  */
 export function reviewByRunner(
   runner: Pick<TestRunner, "name" | "patchFlags">,
   paths: readonly ReviewedPath[],
   rules: RunnerReviewRules,
+  base?: PackageBaseline,
 ): PatchReview {
   const reasons = {
     config: `${runner.name} configuration: never applied when scoring`,
@@ -134,7 +145,7 @@ export function reviewByRunner(
   for (const path of paths) {
     if (path.kind === "source") {
       for (const { pattern, flag } of rules.source) {
-        if (gained(path, pattern)) flags.push(flag(path.path));
+        if (gained(path, pattern, base)) flags.push(flag(path.path));
       }
       continue;
     }

@@ -226,6 +226,29 @@ export interface PatchReview {
   ignored: { path: string; reason: string }[];
 }
 
+/** B's package as a review compares a patch with: each source file's text, by path. */
+export type PackageBaseline = ReadonlyMap<string, string>;
+
+/** One capability a language looks for in a patch's source. */
+export interface CapabilityRule {
+  /** Its short name, as findings carry it: `frames`, `test-framework`, ... */
+  id: string;
+  /** Why a new use deserves a look, in words. */
+  reason: string;
+  /** Where the text (comments blanked) uses it: the offset of each use. */
+  find(text: string): number[];
+}
+
+/** What one language's capability review looks for, and in which files. */
+export interface CapabilityRules {
+  /** The source files worth reading (by path): `.py`, non-test `.go`, `.js`/`.ts`, ... */
+  files: RegExp;
+  /** Comments blanked out (same length, newlines kept) so that they never count as a use. */
+  blank(text: string): string;
+  /** The rules, in the order findings are listed. */
+  rules: readonly CapabilityRule[];
+}
+
 /** One path of a patch as {@linkcode TestRunner.review} sees it. */
 export interface ReviewedPath {
   /** The path. */
@@ -358,9 +381,17 @@ export interface TestRunner {
   /**
    * What scoring makes of a patch's paths: what it flags (configuration changed, skip markers
    * added to the repository's tests, source that reaches the test framework, and what no single
-   * path tells: {@linkcode patchFlags}) and what it does not apply, with why.
+   * path tells: {@linkcode patchFlags}) and what it does not apply, with why. With `base` (the
+   * source files of B's package), source that reaches the test framework is flagged only when no
+   * file of B's package already did.
    */
-  review(paths: readonly ReviewedPath[]): PatchReview;
+  review(paths: readonly ReviewedPath[], base?: PackageBaseline): PatchReview;
+  /**
+   * What the capability review looks for in a patch's source (reflection, frames, threads, the
+   * test framework's internals, reads of test files); a patch whose source uses one that B's
+   * package never did is `suspect`. Absent: the language has no capability review.
+   */
+  readonly capabilities?: CapabilityRules;
   /**
    * What a patch does that no single path tells (Go: a `TestMain` in the maintainers' test files,
    * a `replace` pointing outside the module; JavaScript: a `package.json` change to how tests

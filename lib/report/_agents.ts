@@ -50,11 +50,14 @@ export function agentFigures(
   agent: string,
   tasks: readonly string[] = ctx.scored,
 ): AgentFigures {
-  const outcomes = Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, 0])) as AgentFigures[
-    "outcomes"
-  ];
+  const outcomes = Object.fromEntries(
+    RESOLUTION_OUTCOMES.filter((o) => o !== "suspect").map((o) => [o, 0]),
+  ) as AgentFigures["outcomes"];
   for (const task of tasks) {
-    for (const name of countedNames(ctx, task, agent)) outcomes[outcomeOf(ctx, task, name)]++;
+    for (const name of countedNames(ctx, task, agent)) {
+      const outcome = outcomeOf(ctx, task, name);
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    }
   }
   const counts = Object.values(attemptCounts(ctx, agent, tasks));
   const scoredAttempts = counts.reduce((sum, t) => sum + t.n, 0);

@@ -28,6 +28,7 @@ export const OUTCOME_LABELS: Record<ResolutionOutcome, string> = {
   "no-fix": "no fix",
   tampered: "tampered with the grading",
   divergent: "passed on other values than the fix's",
+  suspect: "suspect: uses what B never did",
 };
 
 /** Short outcome labels for narrow table cells. */
@@ -38,6 +39,7 @@ export const OUTCOME_SHORT: Record<ResolutionOutcome, string> = {
   "no-fix": "no fix",
   tampered: "tampered",
   divergent: "divergent",
+  suspect: "suspect",
 };
 
 /** How attempts ended, for people. */

@@ -108,6 +108,7 @@ export function mergeGate(ctx: Context): Report["mergeGate"] {
 export const GATE_RULES: Readonly<Record<GateStop, string>> = {
   "code-tampered": "its code tampered with the grading",
   "tests-tampered": "its tests tampered with the grading",
+  suspect: "its code uses what B's package never did (capability review)",
   "tree-not-run": "its tree did not run",
   "no-reproduction": "no independent reproduction",
   "too-little-support": "too little independent support",

@@ -8,14 +8,25 @@
  */
 
 import { tamperers } from "../../judge/mod.ts";
-import { describeEvent, type GuardEvent, type Matrix, nameOf, REPOSITORY } from "../records.ts";
+import {
+  type CapabilityFinding,
+  describeEvent,
+  describeFinding,
+  type GuardEvent,
+  type Matrix,
+  nameOf,
+  REPOSITORY,
+} from "../records.ts";
 import type { TaskReason } from "./types.ts";
 import type { Context } from "./_context.ts";
 
 /** Most tests named in one reason; the rest are counted. */
 const NAMED = 5;
 
-/** Every reason of a task, in this order: abstention, stops, set-aside, tampering, infra errors. */
+/**
+ * Every reason of a task, in this order: abstention, stops, set-aside, tampering, capability
+ * findings (suspect patches), what scoring said, infra errors.
+ */
 export function taskReasons(ctx: Context, task: string, pick: string | null): TaskReason[] {
   const reasons: TaskReason[] = [];
   const verdict = ctx.input.verdicts[task];
@@ -37,7 +48,24 @@ export function taskReasons(ctx: Context, task: string, pick: string | null): Ta
     }
   }
   if (matrix) reasons.push(...matrixReasons(matrix));
+  // The capability review: scoring's, or the matrix's before the task is scored.
+  const reviewed = new Map<string, readonly CapabilityFinding[]>();
+  for (const tree of matrix?.trees ?? []) {
+    if (tree.suspect?.length) reviewed.set(tree.id, tree.suspect);
+  }
   for (const [name, score] of Object.entries(resolution?.patches ?? {})) {
+    if (score.suspect?.length) reviewed.set(name, score.suspect);
+  }
+  for (const [name, findings] of reviewed) {
+    reasons.push({
+      kind: "suspect",
+      subject: name,
+      text: `capability review: its source uses what B's package never did, so it is never ` +
+        `counted resolved nor picked: ${named(findings.map(describeFinding))}`,
+    });
+  }
+  for (const [name, score] of Object.entries(resolution?.patches ?? {})) {
+    if (score.outcome === "suspect") continue;
     if (score.outcome === "tampered") {
       reasons.push({
         kind: "tampered",

@@ -30,6 +30,7 @@ export const OUTCOME_COLORS: Record<ResolutionOutcome, string> = {
   "no-fix": "#a0aec0",
   tampered: "#553c9a",
   divergent: "#97266d",
+  suspect: "#b83280",
 };
 
 /** Colours of test outcomes in the heatmaps. */
@@ -127,7 +128,7 @@ export function outcomesChart(report: Report): string {
     }
     let x = left;
     for (const o of RESOLUTION_OUTCOMES) {
-      const w = (agent.outcomes[o] / agent.scoredAttempts) * barWidth;
+      const w = ((agent.outcomes[o] ?? 0) / agent.scoredAttempts) * barWidth;
       if (w <= 0) continue;
       body.push(
         `<rect class="segment" data-outcome="${o}" x="${x}" y="${y}" width="${w}" height="24" fill="${

@@ -57,6 +57,7 @@ export const CUTOFF_TITLE = "Before and after each agent's training cutoff";
 const RARE = new Set<string>([
   "tampered",
   "divergent",
+  "suspect",
   "out-of-memory",
   "too-many-processes",
   "disk-full",
@@ -87,12 +88,12 @@ function figureColumns<T>(
       ? [{ head: "Attempts", num: true, cell: (x: T) => String(figures(x).scoredAttempts) }]
       : []),
     ...(options.outcomes
-      ? RESOLUTION_OUTCOMES.filter((o) => shown(o, all.map((a) => a.outcomes[o])))
+      ? RESOLUTION_OUTCOMES.filter((o) => shown(o, all.map((a) => a.outcomes[o] ?? 0)))
         .map((o): Column<T> => ({
           head: cap(OUTCOME_LABELS[o]),
           short: OUTCOME_SHORT[o],
           num: true,
-          cell: (x) => String(figures(x).outcomes[o]),
+          cell: (x) => String(figures(x).outcomes[o] ?? 0),
         }))
       : [{ head: "Resolved", num: true, cell: (x: T) => String(figures(x).outcomes.resolved) }]),
     {

@@ -72,6 +72,7 @@ export const REASON_LABELS: Readonly<Record<TaskReason["kind"], string>> = {
   stopped: "the merge gate stopped",
   "set-aside": "set aside",
   tampered: "tampered",
+  suspect: "suspect",
   scoring: "not resolved",
   "infra-error": "infrastructure error",
 };

@@ -5,7 +5,13 @@
  */
 
 import { firstTampering, tamperers } from "../../judge/mod.ts";
-import { agentOfName, type Matrix, nameOf, REPOSITORY } from "../records.ts";
+import {
+  agentOfName,
+  type CapabilityFinding,
+  type Matrix,
+  nameOf,
+  REPOSITORY,
+} from "../records.ts";
 import {
   type Discovery,
   MATRIX_ROW_CAP,
@@ -166,6 +172,10 @@ export function taskRows(ctx: Context): TaskRow[] {
             durationMs: attempt.durationMs,
             outcome: counts && attempted(ctx, task.id, name) ? outcomeOf(ctx, task.id, name) : null,
             approved: verdict?.patches[name]?.approved ?? null,
+            ...suspectOf(
+              resolution?.patches[name]?.suspect ??
+                matrix?.trees.find((t) => t.id === name)?.suspect,
+            ),
             flags: [
               ...resolution?.patches[name]?.flags ?? [],
               ...(blamed?.authors.has(name)
@@ -253,4 +263,9 @@ export function matrixView(matrix: Matrix, pick: string | null): MatrixView {
     same,
     omitted: differing.length - kept.length,
   };
+}
+
+/** A patch's capability findings, as a task's attempt carries them (nothing when there is none). */
+function suspectOf(findings: readonly CapabilityFinding[] | undefined) {
+  return findings?.length ? { suspect: [...findings] } : {};
 }

@@ -36,12 +36,17 @@ const intervalSchema = z.object({
   high: z.number().min(0).max(1).describe("Upper bound of the 95% Wilson interval."),
 }).meta({ id: "Interval", description: "A proportion with its 95% Wilson interval." });
 
-const outcomeCounts = z.object(
-  Object.fromEntries(RESOLUTION_OUTCOMES.map((o) => [o, count])) as Record<
-    typeof RESOLUTION_OUTCOMES[number],
+const outcomeCounts = z.object({
+  ...Object.fromEntries(
+    RESOLUTION_OUTCOMES.filter((o) => o !== "suspect").map((o) => [o, count]),
+  ) as Record<
+    Exclude<typeof RESOLUTION_OUTCOMES[number], "suspect">,
     typeof count
   >,
-);
+  suspect: count.optional().describe(
+    "Patches whose source uses what B's package never did (capability review); only when some are.",
+  ),
+});
 
 const statusCounts = z.object(
   Object.fromEntries(ATTEMPT_STATUSES.map((s) => [s, count])) as Record<
@@ -373,6 +378,15 @@ const taskRowSchema = z.object({
       ),
       approved: z.boolean().nullable().describe("The merge gate; null without a judged patch."),
       flags: z.array(z.string()),
+      suspect: z.array(z.object({
+        file: z.string(),
+        line: z.int().positive(),
+        capability: z.string(),
+        reason: z.string(),
+      })).optional().describe(
+        "What the patch's source uses that B's package never did (capability review): why its " +
+          "outcome is suspect. Absent when there is nothing.",
+      ),
     })).describe("Every attempt, in repeat order; empty without one."),
   })),
   pick: z.object({

@@ -88,6 +88,7 @@ function outcomeStyle(p: Palette): Record<ResolutionOutcome, (s: string) => stri
     "no-fix": p.dim,
     tampered: p.bad,
     divergent: p.bad,
+    suspect: p.bad,
   };
 }
 

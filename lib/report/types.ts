@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { AttemptStatus, Outcome, ResolutionOutcome } from "../records.ts";
+import type { AttemptStatus, CapabilityFinding, Outcome, ResolutionOutcome } from "../records.ts";
 import type { AgentEvidence } from "../roles.ts";
 import type { Interval, PairedComparison, Separation } from "./stats.ts";
 import type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
@@ -123,14 +123,23 @@ export interface ResolveRate extends Interval {
   seed: number | null;
 }
 
+/** How many attempts ended in each outcome; `suspect` only when there is one. */
+export type OutcomeCounts =
+  & Record<Exclude<ResolutionOutcome, "suspect">, number>
+  & { suspect?: number };
+
 /** An agent's figures over a set of scored tasks: all of them, or one side of its cutoff. */
 export interface AgentFigures {
   /** Scored tasks attempted (with an attempt that is not an infrastructure error). */
   tasks: number;
   /** Attempts at those tasks that count: one per task unless `[run] repeats`. */
   scoredAttempts: number;
-  /** Outcomes of those attempts; no-fix covers no patch, timeout, crash, quota and budget. */
-  outcomes: Record<ResolutionOutcome, number>;
+  /**
+   * Outcomes of those attempts; no-fix covers no patch, timeout, crash, quota and budget.
+   * `suspect` (a patch whose source uses what B's package never did) is there only when some
+   * attempt is, so a bout without one reads as it did before the capability review.
+   */
+  outcomes: OutcomeCounts;
   /** The resolve rate (pass@1 with repeats) and its 95% interval. */
   resolveRate: ResolveRate;
   /** With repeats: pass@K, at least one of K attempts resolves (tasks with K attempts); else null. */
@@ -377,6 +386,11 @@ export interface TaskAttempt {
   approved: boolean | null;
   /** Tricks noticed in the patch. */
   flags: string[];
+  /**
+   * What the patch's source uses that B's package never did (the capability review): why its
+   * outcome is `suspect`. Absent when there is nothing.
+   */
+  suspect?: CapabilityFinding[];
 }
 
 /** One agent on one task: its attempts, and how many resolved it. */
@@ -399,6 +413,7 @@ export const REASON_KINDS = [
   "stopped",
   "set-aside",
   "tampered",
+  "suspect",
   "scoring",
   "infra-error",
 ] as const;
@@ -411,6 +426,8 @@ export const REASON_KINDS = [
  * - `set-aside`: a tree of the matrix that did not run, or tests unstable on the unfixed tree;
  * - `tampered`: a session whose code interfered with the grading (cross-examination or scoring),
  *   and whom it is blamed on;
+ * - `suspect`: a patch whose source uses what B's package never did (the capability review), each
+ *   use with its file, line and why;
  * - `scoring`: what scoring said of a patch that did not resolve the task;
  * - `infra-error`: the harness failed (an attempt, a run of the ground truth, a tree).
  */

@@ -1,7 +1,8 @@
 /**
  * Scoring one task, the same in every language: the sanity gates (the empty patch must not
  * resolve the task, the gold patch must), every contestant's patch against the hidden tests (its
- * source changes only, the runner's review of its files), every agent's tests replayed on G for
+ * source changes only, the runner's review of its files, and the capability review against B's
+ * package: a patch whose source uses what B's never did is `suspect`), every agent's tests replayed on G for
  * their evidence roles, the judge's pick, and the resolution that puts them together, with the
  * units a later resolution may reuse. The tree's runner says how its tests run, what its paths
  * are and what a patch may not do.
@@ -36,10 +37,12 @@ import {
 } from "../records.ts";
 import {
   applySourceChanges,
+  capabilityFindings,
   cellKey,
   classifyPath,
   hasCandidate,
   hiddenTestFiles,
+  packageBaseline,
   patchedFiles,
   type PathRules,
   Reuser,
@@ -54,6 +57,7 @@ import { divergences } from "./divergence.ts";
 import { evidenceOf, replayOnGold } from "./evidence.ts";
 import { noFix, scoreRun, type TestScore } from "./outcome.ts";
 import { reviewedPaths } from "./review.ts";
+import { CAPABILITY_RULES, type PackageBaseline } from "../lang/mod.ts";
 
 /** Marks a reason as an infrastructure failure (such a task is scored again next time). */
 export const INFRA_REASON = "Infrastructure error";
@@ -124,6 +128,8 @@ interface Scoring {
   targets: string[];
   /** What the hidden tests saw of the real fix's code (set by the sanity gates). */
   goldObserved?: Record<string, Observation[]>;
+  /** B's package, read once: what the capability review compares each patch with. */
+  baseline: () => Promise<PackageBaseline>;
 }
 
 /** What decides every scored tree besides its patch. */
@@ -196,6 +202,12 @@ export async function scorePhases(
       log,
       reuse,
       hidden: hiddenKey({ task, inputs }, keys.shape),
+      baseline: once(() =>
+        packageBaseline(project.repository, task.parent, base, {
+          packageDir: task.packageDir,
+          runner: tree.runner,
+        })
+      ),
       targets: tree.runner.runsByFile
         ? await listFiles(project.repository, task.commit, task.testFiles)
         : [...new Set([...oracle.failToPass, ...oracle.passToPass])],
@@ -313,6 +325,7 @@ async function scorePatches(s: Scoring): Promise<Resolution["patches"]> {
       hidden: s.hidden,
       attempt: [attempt.status, attempt.files],
       patch: texts.full,
+      capabilities: CAPABILITY_RULES,
     });
     const before = context.previous?.patches[name];
     if (before && s.reuse.unitStands(unit, key)) {
@@ -340,13 +353,21 @@ async function scorePatch(
   texts: BoutAttempt["patches"],
 ): Promise<Resolution["patches"][string]> {
   const { inputs, context, paths } = s;
+  const files = attempt.status === "patch"
+    ? reviewedPaths(attempt.files, await filesOf(s, attempt, texts.full), paths)
+    : [];
+  const baseline = await s.baseline();
   const review = attempt.status === "patch"
-    ? s.tree.runner.review(
-      reviewedPaths(attempt.files, await filesOf(s, attempt, texts.full), paths),
-    )
+    ? s.tree.runner.review(files, baseline)
     : { flags: [], ignored: [] };
-  const named = { flags: review.flags, ignored: review.ignored };
-  const none = (message: string) => ({ ...noFix(inputs.oracle), ...named, message });
+  // What the patch's source uses that B's package never did: such a patch is never resolved.
+  const findings = capabilityFindings(files, paths, baseline);
+  const named = {
+    flags: review.flags,
+    ignored: review.ignored,
+    ...(findings.length > 0 ? { suspect: findings } : {}),
+  };
+  const none = (message: string) => suspectOf({ ...noFix(inputs.oracle), ...named, message });
   if (attempt.status !== "patch") return none(`the attempt ended: ${attempt.status}`);
   if (!hasCandidate(attempt, paths)) return none("the patch changes no source file");
   const name = nameOf(attempt);
@@ -360,7 +381,24 @@ async function scorePatch(
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
     ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
   ];
-  return { ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] };
+  return suspectOf({ ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] });
+}
+
+/**
+ * A patch with capability findings is never `resolved`: what would resolve is `suspect`. One the
+ * hidden tests fail anyway keeps that outcome (`wrong-fix`, `broke-tests`, `tampered`, ...), so
+ * the report still says what the tests said; its findings are kept and shown all the same.
+ */
+function suspectOf(score: Resolution["patches"][string]): Resolution["patches"][string] {
+  return score.suspect?.length && score.outcome === "resolved"
+    ? { ...score, outcome: "suspect" }
+    : score;
+}
+
+/** `make`, called the first time only. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => made ??= make();
 }
 
 /** What an attempt's patch makes of its files on B; a patch that does not apply says nothing. */

@@ -9,7 +9,7 @@
  */
 
 import { inputsKey } from "../hash.ts";
-import type { ProjectTools } from "../lang/mod.ts";
+import { CAPABILITY_RULES, type ProjectTools } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
 import type { Resolution, Task } from "../records.ts";
 import { attemptsFingerprint, runInputs } from "../testbed/mod.ts";
@@ -29,6 +29,7 @@ export function resolutionInputsKey(
 ): string {
   return inputsKey({
     rules: SCORE_RULES,
+    capabilities: CAPABILITY_RULES,
     task: [task.id, task.commit, task.parent, task.packageDir, task.pythonPath],
     hidden: [task.testFiles, task.supportFiles ?? []],
     oracle: [

@@ -89,3 +89,10 @@ export {
   taskAuthors,
 } from "./task.ts";
 export { applySourceChanges, hasCandidate, sourcePaths } from "./trees.ts";
+export { reviewedPaths } from "./reviewed.ts";
+export {
+  capabilityFindings,
+  type CapabilityPaths,
+  packageBaseline,
+  reviewAttemptCapabilities,
+} from "./capabilities.ts";

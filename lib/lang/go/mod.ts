@@ -80,3 +80,4 @@ export {
 
 export { GoRunner, goRunner } from "./runner.ts";
 export { go } from "./language.ts";
+export { GO_CAPABILITIES } from "./capabilities.ts";

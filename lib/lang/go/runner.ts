@@ -5,6 +5,8 @@
  */
 
 import { kindByRunner, readTestsStatically, reviewByRunner } from "../shared.ts";
+import { GO_CAPABILITIES } from "./capabilities.ts";
+import type { CapabilityRules, PackageBaseline } from "../capabilities.ts";
 import type {
   AuthorFileChange,
   AuthorFileReading,
@@ -89,7 +91,7 @@ export class GoRunner implements TestRunner {
       id.split("/").some((part) => part.endsWith(`_bugbout_${author}`));
   }
   /** The review of a runner language, with Go's skip calls and framework reach. */
-  review(paths: readonly ReviewedPath[]): PatchReview {
+  review(paths: readonly ReviewedPath[], base?: PackageBaseline): PatchReview {
     return reviewByRunner(this, paths, {
       markers: /\.Skip(?:Now|f)?\(/g,
       source: [
@@ -102,8 +104,10 @@ export class GoRunner implements TestRunner {
           flag: (path) => `writes go test's framing byte from the source: ${path}`,
         },
       ],
-    });
+    }, base);
   }
+  /** See {@linkcode GO_CAPABILITIES}. */
+  readonly capabilities: CapabilityRules = GO_CAPABILITIES;
   /** See {@linkcode goChangedTests}. */
   changedTests(path: string, before: string | null, after: string): FileTests {
     return goChangedTests(path, before, after);

@@ -41,3 +41,4 @@ export { runNodeTests, type Selection, selectionOf } from "./run.ts";
 
 export { NodeRunner, openNodeRunner } from "./runner.ts";
 export { node } from "./language.ts";
+export { NODE_CAPABILITIES } from "./capabilities.ts";

@@ -5,6 +5,8 @@
  */
 
 import { kindByRunner, readTestsStatically, reviewByRunner } from "../shared.ts";
+import { NODE_CAPABILITIES } from "./capabilities.ts";
+import type { CapabilityRules, PackageBaseline } from "../capabilities.ts";
 import type {
   AuthorFileChange,
   AuthorFileReading,
@@ -114,7 +116,7 @@ export class NodeRunner implements TestRunner {
   }
 
   /** The review of a runner language, with the JavaScript runners' markers and imports. */
-  review(paths: readonly ReviewedPath[]): PatchReview {
+  review(paths: readonly ReviewedPath[], base?: PackageBaseline): PatchReview {
     return reviewByRunner(this, paths, {
       markers:
         /\b(?:it|test|describe|suite)\.(?:skip|todo|only|fails)\b|\bx(?:it|test|describe)\s*\(|\bf(?:it|describe)\s*\(|\{\s*(?:skip|todo|only)\s*:/g,
@@ -123,8 +125,10 @@ export class NodeRunner implements TestRunner {
           /\bfrom\s*["'](?:vitest|@vitest\/[\w-]+|@jest\/globals|jest|node:test|test)["']|\b(?:require|import)\s*\(\s*["'](?:vitest|@vitest\/[\w-]+|@jest\/globals|jest|node:test)["']\s*\)/g,
         flag: (path) => `reaches the test framework from the source: ${path}`,
       }],
-    });
+    }, base);
   }
+  /** See {@linkcode NODE_CAPABILITIES}. */
+  readonly capabilities: CapabilityRules = NODE_CAPABILITIES;
 
   /** See {@linkcode TestRunner.changedTests}. */
   changedTests(path: string, before: string | null, after: string): FileTests {

@@ -101,3 +101,4 @@ export {
 export { findAddedTests } from "./added_tests.ts";
 export { openPythonMiner, type SortedFiles, sortFiles } from "./mining.ts";
 export { inPackage, packageBefore, PackageTracker } from "./package.ts";
+export { PYTHON_CAPABILITIES } from "./capabilities.ts";

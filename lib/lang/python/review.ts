@@ -21,6 +21,7 @@ import { parseToml, TomlError } from "../../deps.ts";
 import { canonicalJson } from "../../hash.ts";
 import { gained } from "../shared.ts";
 import type { PatchReview, ReviewedPath } from "../types.ts";
+import type { PackageBaseline } from "../capabilities.ts";
 import { parseIni } from "./pytest_rules.ts";
 
 /** An import of pytest, in any form: code under test has no business reaching the runner. */
@@ -74,16 +75,25 @@ const REASONS = {
 
 /**
  * Review a patch's paths (classified with today's rules): what scoring flags and what it does not
- * apply, as the module's documentation says.
+ * apply, as the module's documentation says. With `base` (the source files of B's package), source
+ * reaching pytest is flagged only when no file of B's package already did (a pytest plugin's own
+ * package imports pytest).
  */
-export function reviewPythonPatch(paths: readonly ReviewedPath[]): PatchReview {
+export function reviewPythonPatch(
+  paths: readonly ReviewedPath[],
+  base?: PackageBaseline,
+): PatchReview {
   const flags: string[] = [];
   const ignored: PatchReview["ignored"] = [];
   for (const change of paths) {
     const { path, kind } = change;
     if (kind === "source") {
-      if (gained(change, PYTEST_IMPORT)) flags.push(`imports pytest from the source: ${path}`);
-      if (gained(change, PYTEST_HOOK)) flags.push(`defines pytest hooks in the source: ${path}`);
+      if (gained(change, PYTEST_IMPORT, base)) {
+        flags.push(`imports pytest from the source: ${path}`);
+      }
+      if (gained(change, PYTEST_HOOK, base)) {
+        flags.push(`defines pytest hooks in the source: ${path}`);
+      }
       continue;
     }
     ignored.push({ path, reason: REASONS[kind] });

@@ -57,6 +57,8 @@ import { compareOutlines, outlineTests } from "./outline.ts";
 import { runPytest, targetFile } from "./pytest.ts";
 import { CONFIG_FILES, isTestModule, type PytestRules, pytestRules } from "./pytest_rules.ts";
 import { PYTEST_HOOK, PYTEST_IMPORT, reviewPythonPatch } from "./review.ts";
+import { PYTHON_CAPABILITIES } from "./capabilities.ts";
+import type { CapabilityRules, PackageBaseline } from "../capabilities.ts";
 
 export { PYTEST_HOOK, PYTEST_IMPORT } from "./review.ts";
 
@@ -262,9 +264,11 @@ export class PythonRunner implements TestRunner {
   }
 
   /** See {@linkcode reviewPythonPatch}. */
-  review(paths: readonly ReviewedPath[]): PatchReview {
-    return reviewPythonPatch(paths);
+  review(paths: readonly ReviewedPath[], base?: PackageBaseline): PatchReview {
+    return reviewPythonPatch(paths, base);
   }
+  /** See {@linkcode PYTHON_CAPABILITIES}. */
+  readonly capabilities: CapabilityRules = PYTHON_CAPABILITIES;
 
   /** See {@linkcode isPytestConfig}. */
   isConfig(path: string): boolean {

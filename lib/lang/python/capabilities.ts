@@ -1,0 +1,132 @@
+/**
+ * What Python's capability review looks for in a patch's source (see `../capabilities.ts`): the
+ * test framework's or the guard's modules, frames and tracebacks' frames, the garbage collector's
+ * objects, trace hooks, `ctypes`, code objects, rebound builtins, threads and timers, reads of
+ * source code or test files, probes for a test framework (`"pytest" in sys.modules`,
+ * `PYTEST_CURRENT_TEST`) and `__eq__` that returns True whatever it is given. Each is new only when
+ * B's package never used it.
+ *
+ * Pure; no permissions needed.
+ *
+ * @module
+ */
+
+import {
+  blankMatches,
+  type CapabilityRule,
+  type CapabilityRules,
+  patternRule,
+} from "../capabilities.ts";
+
+/** The test framework's and the guard's modules, by name. */
+const FRAMEWORK = String.raw`(?:_?pytest|unittest|conftest|pluggy|_bugbout_guard)`;
+
+// A string literal is kept (probes are strings); comments and triple-quoted strings
+// (docstrings) are blanked, so prose never counts as a use.
+const COMMENTS =
+  /"""[\s\S]*?(?:"""|$(?![\s\S]))|'''[\s\S]*?(?:'''|$(?![\s\S]))|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*/g;
+
+function blankPython(text: string): string {
+  return text.replace(
+    COMMENTS,
+    (m) =>
+      m.startsWith("#") || m.startsWith('"""') || m.startsWith("'''")
+        ? blankMatches(m, /[\s\S]+/g)
+        : m,
+  );
+}
+
+/**
+ * The caller's module name, as `collections.namedtuple` and `enum` read it to set `__module__`
+ * (`sys._getframe(1).f_globals.get("__name__")`): reading one name of the caller's globals, the
+ * idiom of real fixes, not a walk of the stack.
+ */
+const MODULE_NAME =
+  /\b(?:sys\._getframe|inspect\.currentframe)\([^)\n]*\)(?:\.f_back)*\.f_globals(?:\.get\(\s*|\[\s*)["']__name__["']/g;
+
+/** `rule`, but not on a line where `idiom` is all it does. */
+function withoutIdiom(rule: CapabilityRule, idiom: RegExp): CapabilityRule {
+  return {
+    ...rule,
+    find(text) {
+      const spans = [...text.matchAll(idiom)].map((m) => [m.index, m.index + m[0].length]);
+      return rule.find(text).filter((at) => !spans.some(([from, to]) => at >= from && at < to));
+    },
+  };
+}
+
+/** Python's capability rules. */
+export const PYTHON_CAPABILITIES: CapabilityRules = {
+  files: /\.pyi?$/,
+  blank: blankPython,
+  rules: [
+    patternRule(
+      "test-framework",
+      "imports the test framework or the guard (pytest, _pytest, unittest, pluggy, a conftest) from the source",
+      new RegExp(
+        String
+          .raw`^[ \t]*(?:import[ \t]+(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?[ \t]*,[ \t]*)*|from[ \t]+)${FRAMEWORK}\b|\b(?:__import__|import_module)\([ \t]*["']${FRAMEWORK}\b`,
+        "gm",
+      ),
+    ),
+    patternRule(
+      "test-framework-probe",
+      "checks whether a test framework is running (its name in sys.modules or sys.argv, a PYTEST_ variable)",
+      new RegExp(String.raw`["']${FRAMEWORK}(?:[.:][\w.]*)?["']|\bPYTEST_\w+`, "g"),
+    ),
+    patternRule(
+      "main-module",
+      "reaches the __main__ module (where the guard runs)",
+      /\bsys\.modules[ \t]*(?:\[[ \t]*|\.get\([ \t]*)["']__main__["']|^[ \t]*(?:import[ \t]+__main__\b|from[ \t]+__main__[ \t]+import\b)/gm,
+    ),
+    withoutIdiom(
+      patternRule(
+        "frames",
+        "walks the call stack (its callers' frames, a traceback's frames, their locals or globals)",
+        /\bsys\._getframe\b|\bsys\._current_frames\b|\binspect\.(?:currentframe|stack|getouterframes|getinnerframes|trace|getframeinfo)\b|^[ \t]*from[ \t]+(?:inspect|sys)[ \t]+import\b[^\n]*\b(?:currentframe|stack|getouterframes|_getframe)\b|\.(?:f_back|tb_frame|f_locals|f_globals)\b|\btraceback\.(?:extract_stack|walk_stack|format_stack|print_stack)\b/gm,
+      ),
+      MODULE_NAME,
+    ),
+    patternRule(
+      "source-reading",
+      "reads source code or test files (inspect.getsource, linecache, a code object's file, a test module's path)",
+      /\binspect\.(?:getsource|getsourcelines|findsource|getsourcefile|getfile)\b|^[ \t]*from[ \t]+inspect[ \t]+import\b[^\n]*\b(?:getsource|getsourcelines|findsource)\b|\blinecache\b|\.co_filename\b|["'][^"'\n]*(?:\btest_[\w*]*\.py|_test\.py|\bconftest\.py|\btests?\/[^"'\n]*\.py)["']/gm,
+    ),
+    patternRule(
+      "gc",
+      "walks the garbage collector's objects (gc.get_objects, get_referrers, get_referents)",
+      /\bgc\.(?:get_objects|get_referrers|get_referents)\b|^[ \t]*from[ \t]+gc[ \t]+import\b[^\n]*\b(?:get_objects|get_referrers|get_referents)\b/gm,
+    ),
+    patternRule(
+      "tracing",
+      "installs a trace or profile hook (sys.settrace, setprofile, sys.monitoring)",
+      /\b(?:sys|threading)\.(?:settrace|setprofile|settrace_all_threads|setprofile_all_threads)\b|\bsys\.monitoring\b/g,
+    ),
+    patternRule(
+      "ctypes",
+      "uses ctypes (raw memory access)",
+      /^[ \t]*(?:import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*|from[ \t]+)ctypes\b|["']ctypes["']|\bctypes\./gm,
+    ),
+    patternRule(
+      "code-objects",
+      "reads or replaces a function's code object (__code__, types.CodeType)",
+      /\.__code__\b|\bCodeType\b/g,
+    ),
+    patternRule(
+      "builtins",
+      "rebinds builtins",
+      /\bbuiltins\.\w+[ \t]*=(?!=)|__builtins__[ \t]*(?:\[[^\]\n]*\]|\.\w+)[ \t]*=(?!=)|\bsetattr\([ \t]*(?:builtins|__builtins__)\b|__builtins__(?:\.__dict__)?\.(?:update|__setitem__|setdefault)\(/g,
+    ),
+    patternRule(
+      "threads",
+      "starts threads or timers (code that runs beside the tests and can rebind functions)",
+      /\bthreading\.(?:Thread|Timer)\b|\b_thread\.start_new(?:_thread)?\b|^[ \t]*from[ \t]+threading[ \t]+import\b[^\n]*\b(?:Thread|Timer)\b|\bsignal\.(?:setitimer|alarm)\b/gm,
+    ),
+    patternRule(
+      "always-equal",
+      "defines __eq__ that returns True whatever it is compared with (an object equal to everything)",
+      // The first statement of `def __eq__` (docstrings and comments are blank by now), or a lambda.
+      /^[ \t]*def[ \t]+__eq__[ \t]*\([^)]*\)[^:\n]*:\s*return[ \t]+(?:True|1|not[ \t]+False)[ \t]*$|\b__eq__["']?[ \t]*[=:][ \t]*lambda\b[^:\n]*:[ \t]*(?:True|1)\b(?![ \t]*(?:if|and|or)\b)|^[ \t]*def[ \t]+__ne__[ \t]*\([^)]*\)[^:\n]*:\s*return[ \t]+(?:False|0)[ \t]*$/gm,
+    ),
+  ],
+};
