@@ -20,6 +20,9 @@ import { isMissing } from "../fs.ts";
 /** Files larger than this are left out of the patch (and listed) rather than hashed into it. */
 export const MAX_CAPTURED_FILE_BYTES = 5 * 1024 * 1024;
 
+/** Paths given to one `git diff` at most: a long list would pass the kernel's limit on argv. */
+const PATHS_PER_DIFF = 1000;
+
 /** Byproducts of running Python and its tools: never part of a patch. */
 const JUNK = [
   "__pycache__/",
@@ -50,6 +53,20 @@ export interface CapturedPatch {
   fullPatch: string;
   /** Paths left out because they were too large. */
   skipped: string[];
+  /**
+   * True when the working copy held more entries than `maxEntries`: the walk stopped there and
+   * nothing was staged or diffed (`files` and the patches are empty).
+   */
+  tooManyEntries?: boolean;
+}
+
+/** Options of {@linkcode capturePatch}. */
+export interface CaptureOptions {
+  /**
+   * Entries (files, directories, links, `.git` directories' contents aside) of the working copy
+   * beyond which nothing is captured. Default: no bound.
+   */
+  maxEntries?: number;
 }
 
 function snapshotGit(snapshot: Snapshot, args: string[]) {
@@ -94,33 +111,63 @@ interface Survey {
   large: string[];
   /** `.git` entries below the top: repositories the agent made inside its working copy. */
   nested: string[];
+  /** Entries seen. */
+  entries: number;
+  /** True when the walk stopped at its bound. */
+  cut: boolean;
 }
 
-async function survey(dir: string, prefix = "", found: Survey = { large: [], nested: [] }) {
+async function survey(dir: string, max: number, prefix = "", found?: Survey): Promise<Survey> {
+  const at = found ?? { large: [], nested: [], entries: 0, cut: false };
   for await (const entry of Deno.readDir(join(dir, prefix))) {
     const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.name === ".git") {
-      if (prefix) found.nested.push(rel);
+      if (prefix) at.nested.push(rel);
       continue;
     }
-    if (entry.isDirectory) await survey(dir, rel, found);
-    else if (entry.isFile) {
+    if (++at.entries > max) {
+      at.cut = true;
+      return at;
+    }
+    if (entry.isDirectory) {
+      await survey(dir, max, rel, at);
+      if (at.cut) return at;
+    } else if (entry.isFile) {
       const info = await Deno.lstat(join(dir, rel));
-      if (info.size > MAX_CAPTURED_FILE_BYTES) found.large.push(rel);
+      if (info.size > MAX_CAPTURED_FILE_BYTES) at.large.push(rel);
     }
   }
-  return found;
+  return at;
 }
 
-/** Stage the working copy as it is now and diff it against the snapshot. */
-export async function capturePatch(snapshot: Snapshot, rules: PathRules): Promise<CapturedPatch> {
-  let found: Survey = { large: [], nested: [] };
+/**
+ * The entries of a working copy as {@linkcode CaptureOptions.maxEntries} counts them (`.git`
+ * directories left out), walking no further than `max`.
+ */
+export async function countEntries(workdir: string, max = Infinity): Promise<number> {
+  return (await survey(workdir, max)).entries;
+}
+
+/**
+ * Stage the working copy as it is now and diff it against the snapshot. A working copy of more
+ * than `maxEntries` entries is neither walked further nor staged: the result says so.
+ */
+export async function capturePatch(
+  snapshot: Snapshot,
+  rules: PathRules,
+  options: CaptureOptions = {},
+): Promise<CapturedPatch> {
+  let found: Survey = { large: [], nested: [], entries: 0, cut: false };
   try {
-    found = await survey(snapshot.workdir);
+    found = await survey(snapshot.workdir, options.maxEntries ?? Infinity);
   } catch (error) {
     if (!isMissing(error)) throw error;
     // The agent deleted the working copy itself: everything tracked is deleted.
     await Deno.mkdir(snapshot.workdir, { recursive: true });
+  }
+  if (found.cut) {
+    const none = { files: [], sourcePatch: "", testPatch: "", fullPatch: "", skipped: [] };
+    return { ...none, tooManyEntries: true };
   }
   // A repository the agent made in a subdirectory would make git stage that directory as a
   // gitlink (its files lost) or refuse to stage at all; its files are what count.
@@ -148,26 +195,33 @@ export async function capturePatch(snapshot: Snapshot, rules: PathRules): Promis
     files,
     await snapshotGit(snapshot, ["diff", "--cached", "--numstat", "-z", "-M", "HEAD"]),
   );
-  const diff = (paths: string[]) =>
-    paths.length === 0 ? Promise.resolve("") : snapshotGit(snapshot, [
-      "diff",
-      "--cached",
-      "--binary",
-      "-M",
-      "--full-index",
-      "HEAD",
-      "--",
-      ...paths.map((p) => `:(literal)${p}`),
-    ]).then((text) => (text ? `${text}\n` : ""));
-  const pathsOf = (kinds: PatchFile["kind"][]) =>
-    files.filter((f) => kinds.includes(f.kind)).flatMap((f) =>
-      f.oldPath ? [f.oldPath, f.path] : [f.path]
-    );
+  // The paths of each diff go in slices (a rename's two paths in one), in git's order.
+  const diff = async (chosen: PatchFile[]) => {
+    let text = "";
+    for (let i = 0; i < chosen.length; i += PATHS_PER_DIFF) {
+      const paths = chosen.slice(i, i + PATHS_PER_DIFF).flatMap((f) =>
+        f.oldPath ? [f.oldPath, f.path] : [f.path]
+      );
+      const part = await snapshotGit(snapshot, [
+        "diff",
+        "--cached",
+        "--binary",
+        "-M",
+        "--full-index",
+        "HEAD",
+        "--",
+        ...paths.map((p) => `:(literal)${p}`),
+      ]);
+      if (part) text += `${part}\n`;
+    }
+    return text;
+  };
+  const ofKinds = (kinds: PatchFile["kind"][]) => files.filter((f) => kinds.includes(f.kind));
   return {
     files,
-    sourcePatch: await diff(pathsOf(["source"])),
-    testPatch: await diff(pathsOf(["test", "config"])),
-    fullPatch: await diff(files.flatMap((f) => f.oldPath ? [f.oldPath, f.path] : [f.path])),
+    sourcePatch: await diff(ofKinds(["source"])),
+    testPatch: await diff(ofKinds(["test", "config"])),
+    fullPatch: await diff(files),
     skipped,
   };
 }
@@ -205,12 +259,13 @@ function parseNameStatus(text: string, rules: PathRules): PatchFile[] {
 
 /** Fill in symlink and mode facts from `git diff --raw -z` (":old new oldsha newsha status\0path"). */
 function markModes(files: PatchFile[], raw: string) {
+  const byPath = new Map(files.map((f) => [f.path, f]));
   const parts = raw.split("\0").filter((p) => p !== "");
   for (let i = 0; i < parts.length;) {
     const meta = parts[i++];
     const [oldMode, newMode, , , status] = meta.slice(1).split(" ");
     const path = status.startsWith("R") || status.startsWith("C") ? (i++, parts[i++]) : parts[i++];
-    const file = files.find((f) => f.path === path);
+    const file = byPath.get(path);
     if (!file) continue;
     if (newMode === "120000" || (status === "D" && oldMode === "120000")) file.symlink = true;
     if (status === "M" && oldMode !== newMode && file.change === "modified") file.change = "mode";
@@ -219,13 +274,14 @@ function markModes(files: PatchFile[], raw: string) {
 
 /** Mark binary files from `git diff --numstat -z` ("-\t-\tpath" for binary). */
 function markBinary(files: PatchFile[], numstat: string) {
+  const byPath = new Map(files.map((f) => [f.path, f]));
   const parts = numstat.split("\0");
   for (let i = 0; i < parts.length; i++) {
     const match = parts[i].match(/^(-|\d+)\t(-|\d+)\t(.*)$/);
     if (!match) continue;
     // A rename prints an empty path, then the old and the new path.
     const path = match[3] === "" ? parts[i += 2] : match[3];
-    const file = files.find((f) => f.path === path);
+    const file = byPath.get(path);
     if (file && match[1] === "-") file.binary = true;
   }
 }
