@@ -21,6 +21,7 @@
 import { join } from "node:path";
 import type { LimitHit, Limits } from "./types.ts";
 import { isMissing } from "../fs.ts";
+import { outermost } from "./_paths.ts";
 
 /** Processes (and threads) a confined command may have when the confinement names no limit. */
 export const DEFAULT_PROCESSES = 1024;
@@ -29,6 +30,11 @@ export const DEFAULT_PROCESSES = 1024;
 const PROCESS_INTERVAL_MS = 500;
 /** The least time between two walks of the writable paths, in milliseconds. */
 const DISK_INTERVAL_MS = 1000;
+/**
+ * The least time between two counts of the writable paths' entries, in milliseconds: a count reads
+ * directories only (no `lstat` of each entry), so it can run more often than the disk walk.
+ */
+const FILES_INTERVAL_MS = 500;
 
 /** The `prlimit` arguments (after the program) that set `limits` on the command that follows. */
 export function prlimitArgs(limits: Limits): string[] {
@@ -99,6 +105,45 @@ export async function treeUsage(
     if (usage.cut) break;
   }
   return usage;
+}
+
+/**
+ * How many entries lie under `paths` (the paths themselves included, a path inside another once),
+ * counting no further than `max`: one asynchronous read of each directory, no `lstat` (what the
+ * directory says of each entry decides whether it is one to read; links are never followed).
+ */
+export async function countTree(
+  paths: readonly string[],
+  max = Infinity,
+): Promise<{ entries: number; cut: boolean }> {
+  let entries = 0;
+  const dirs: string[] = [];
+  for (const path of outermost(paths)) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+    } catch (error) {
+      if (isMissing(error) || error instanceof Deno.errors.PermissionDenied) continue;
+      throw error;
+    }
+    entries++;
+    if (info.isDirectory) dirs.push(path);
+  }
+  while (dirs.length > 0) {
+    if (entries > max) return { entries: max, cut: true };
+    const dir = dirs.pop()!;
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        if (++entries > max) return { entries: max, cut: true };
+        if (entry.isDirectory) dirs.push(join(dir, entry.name));
+      }
+    } catch (error) {
+      // Gone meanwhile, or made unreadable: what can be seen counts.
+      if (isMissing(error) || error instanceof Deno.errors.PermissionDenied) continue;
+      throw error;
+    }
+  }
+  return { entries, cut: entries > max };
 }
 
 /** Bytes of disk the entries under `paths` take (each inode once, links not followed). */
@@ -186,18 +231,19 @@ export class Meter {
 
   private constructor(
     readonly options: MeterOptions,
-    private readonly baseline: TreeUsage,
+    private readonly baseline: { disk: TreeUsage; entries: number },
   ) {}
 
   /** Measure the writable paths as they are now (the baseline), then start watching them. */
   static async start(options: MeterOptions): Promise<Meter> {
     const { diskMb, files } = options.limits;
-    const walked = diskMb !== undefined || files !== undefined;
-    const meter = new Meter(
-      options,
-      walked ? await treeUsage(options.paths) : { bytes: 0, entries: 0, cut: false },
-    );
-    if (walked) meter.#schedule(() => meter.#checkTree(), DISK_INTERVAL_MS);
+    const disk = diskMb !== undefined
+      ? await treeUsage(options.paths)
+      : { bytes: 0, entries: 0, cut: false };
+    const entries = files !== undefined ? (await countTree(options.paths)).entries : 0;
+    const meter = new Meter(options, { disk, entries });
+    if (files !== undefined) meter.#schedule(() => meter.#checkFiles(), FILES_INTERVAL_MS);
+    if (diskMb !== undefined) meter.#schedule(() => meter.#checkDisk(), DISK_INTERVAL_MS);
     return meter;
   }
 
@@ -230,22 +276,34 @@ export class Meter {
     await Promise.all(this.#busy);
     if (this.#failure !== undefined) throw this.#failure;
     const { diskMb, files } = this.options.limits;
-    if (this.#hit === undefined && (diskMb !== undefined || files !== undefined)) {
-      await this.#checkTree();
-    }
+    if (this.#hit === undefined && files !== undefined) await this.#checkFiles();
+    if (this.#hit === undefined && diskMb !== undefined) await this.#checkDisk();
     return this.#hit;
   }
 
-  /** Walk the writable paths, no further than the file limit allows, and compare with the start. */
-  async #checkTree(): Promise<number> {
+  /** Count the writable paths' entries, no further than the file limit, against the start. */
+  async #checkFiles(): Promise<number> {
+    const started = performance.now();
+    const now = await countTree(
+      this.options.paths,
+      this.baseline.entries + this.options.limits.files!,
+    );
+    if (now.cut) this.#reach("files");
+    // A large tree is counted less often, so counting never takes much of the machine.
+    return Math.max(FILES_INTERVAL_MS, 4 * (performance.now() - started));
+  }
+
+  /**
+   * Walk the writable paths for their size. With a file limit too the walk goes no further than
+   * it allows (past it, the files are what stopped the command).
+   */
+  async #checkDisk(): Promise<number> {
     const { diskMb, files } = this.options.limits;
     const started = performance.now();
-    const bound = files !== undefined ? this.baseline.entries + files : Infinity;
+    const bound = files !== undefined ? this.baseline.disk.entries + files : Infinity;
     const now = await treeUsage(this.options.paths, bound);
-    if (files !== undefined && now.cut) this.#reach("files");
-    else if (diskMb !== undefined && now.bytes - this.baseline.bytes >= diskMb * 1024 * 1024) {
-      this.#reach("disk");
-    }
+    if (now.cut) this.#reach("files");
+    else if (now.bytes - this.baseline.disk.bytes >= diskMb! * 1024 * 1024) this.#reach("disk");
     // A large tree is walked less often, so the walk never takes much of the machine.
     return Math.max(DISK_INTERVAL_MS, 4 * (performance.now() - started));
   }

@@ -83,6 +83,7 @@ export type { CloneSearch } from "./clones.ts";
 export { handOver, runsAsRoot, SANDBOX_UIDS } from "./identity.ts";
 export type { Handover, SandboxUser } from "./identity.ts";
 export {
+  countTree,
   DEFAULT_PROCESSES,
   diskUsage,
   Meter,
