@@ -22,6 +22,8 @@ export const MAX_CAPTURED_FILE_BYTES = 5 * 1024 * 1024;
 
 /** Paths given to one `git diff` at most: a long list would pass the kernel's limit on argv. */
 const PATHS_PER_DIFF = 1000;
+/** A path git prints as it is in a `diff --git` line (no quoting). */
+const PLAIN_PATH = /^[\w.\/-]+$/;
 
 /** Byproducts of running Python and its tools: never part of a patch. */
 const JUNK = [
@@ -195,8 +197,24 @@ export async function capturePatch(
     files,
     await snapshotGit(snapshot, ["diff", "--cached", "--numstat", "-z", "-M", "HEAD"]),
   );
-  // The paths of each diff go in slices (a rename's two paths in one), in git's order.
+  const whole = await snapshotGit(snapshot, [
+    "diff",
+    "--cached",
+    "--binary",
+    "-M",
+    "--full-index",
+    "HEAD",
+  ]);
+  const fullPatch = whole ? `${whole}\n` : "";
+  const parts = fileSections(fullPatch, files);
+  // A diff of a few paths is the sections of the whole diff that are theirs. Giving git the paths
+  // instead costs it each path against each entry: a quadratic time for large trees.
   const diff = async (chosen: PatchFile[]) => {
+    if (parts) {
+      const wanted = new Set(chosen);
+      return parts.filter((_, i) => wanted.has(files[i])).join("");
+    }
+    // The paths of each diff go in slices (a rename's two paths in one), in git's order.
     let text = "";
     for (let i = 0; i < chosen.length; i += PATHS_PER_DIFF) {
       const paths = chosen.slice(i, i + PATHS_PER_DIFF).flatMap((f) =>
@@ -221,9 +239,35 @@ export async function capturePatch(
     files,
     sourcePatch: await diff(ofKinds(["source"])),
     testPatch: await diff(ofKinds(["test", "config"])),
-    fullPatch: await diff(files),
+    fullPatch,
     skipped,
   };
+}
+
+/**
+ * The sections of a whole `git diff` (each from its `diff --git ` line to the next), one for each
+ * of `files` in the same order (git writes both from one list); undefined when they do not match
+ * up. No line of a diff's content starts with `diff --git `: text lines start with a space, `+`,
+ * `-` or `\\`, and binary lines with a length letter followed by base85, which has no space.
+ */
+function fileSections(patch: string, files: readonly PatchFile[]): string[] | undefined {
+  const starts: number[] = [];
+  if (patch.startsWith("diff --git ")) starts.push(0);
+  for (
+    let at = patch.indexOf("\ndiff --git ");
+    at >= 0;
+    at = patch.indexOf("\ndiff --git ", at + 1)
+  ) {
+    starts.push(at + 1);
+  }
+  if (starts.length !== files.length || (patch !== "" && starts[0] !== 0)) return undefined;
+  const sections = starts.map((start, i) => patch.slice(start, starts[i + 1] ?? patch.length));
+  for (const [i, file] of files.entries()) {
+    const old = file.oldPath ?? file.path;
+    if (!PLAIN_PATH.test(old) || !PLAIN_PATH.test(file.path)) continue;
+    if (!sections[i].startsWith(`diff --git a/${old} b/${file.path}\n`)) return undefined;
+  }
+  return sections;
 }
 
 function parseNameStatus(text: string, rules: PathRules): PatchFile[] {
