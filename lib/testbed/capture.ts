@@ -190,7 +190,7 @@ export async function capturePatch(
     "-M",
     "HEAD",
   ]);
-  const files = parseNameStatus(status, rules);
+  const files = await parseNameStatus(status, rules);
   const modes = await snapshotGit(snapshot, ["diff", "--cached", "--raw", "-z", "-M", "HEAD"]);
   markModes(files, modes);
   markBinary(
@@ -270,10 +270,16 @@ function fileSections(patch: string, files: readonly PatchFile[]): string[] | un
   return sections;
 }
 
-function parseNameStatus(text: string, rules: PathRules): PatchFile[] {
+/** Files classified between two turns of the event loop (a runner's rules take a while). */
+const CLASSIFIED_PER_TURN = 1000;
+
+async function parseNameStatus(text: string, rules: PathRules): Promise<PatchFile[]> {
   const parts = text.split("\0").filter((p) => p !== "");
   const files: PatchFile[] = [];
   for (let i = 0; i < parts.length;) {
+    if (files.length % CLASSIFIED_PER_TURN === CLASSIFIED_PER_TURN - 1) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
     const code = parts[i++];
     if (code.startsWith("R") || code.startsWith("C")) {
       const oldPath = parts[i++];
