@@ -104,6 +104,8 @@ const runSchema = z.strictObject({
     .default(1024),
   "agent-memory": z.int().min(256, "must be at least 256 (MiB)").default(8192),
   "agent-disk": z.int().min(16, "must be at least 16 (MiB)").default(10240),
+  "agent-files": z.int().min(10, "must be at least 10: an agent writes a few files at least")
+    .default(200_000),
   repeats: z.int().min(1, "must be at least 1").max(100, "must be at most 100").default(1),
   budget: z.record(
     z.string(),
@@ -231,6 +233,8 @@ export interface Config {
     agentMemory: number;
     /** MiB an agent may add to its working copy and state directories. */
     agentDisk: number;
+    /** Files (and directories and links) an agent may add to its working copy and state directories. */
+    agentFiles: number;
     /** Attempts per agent and task. */
     repeats: number;
     /** What each agent may spend in all, by agent name: dollars or tokens. */
@@ -558,6 +562,7 @@ export async function parseConfig(
       agentProcesses: f.run["agent-processes"],
       agentMemory: f.run["agent-memory"],
       agentDisk: f.run["agent-disk"],
+      agentFiles: f.run["agent-files"],
       repeats: f.run.repeats,
       budget: Object.fromEntries(
         Object.entries(f.run.budget).map(([name, text]) => [name, parseBudget(text)]),

@@ -287,6 +287,7 @@ export const ATTEMPT_STATUSES = [
   "out-of-memory",
   "too-many-processes",
   "disk-full",
+  "too-many-files",
   "quota",
   "infra-error",
   "budget",

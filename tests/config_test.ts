@@ -312,3 +312,24 @@ Deno.test("a Go or JavaScript project names its language and needs no source dir
     }
   });
 });
+
+Deno.test("parseConfig reads [run] agent-files, 200,000 by default, and explains a bad one", async () => {
+  await withRepo(async (dir) => {
+    const file = join(dir, "bugbout.toml");
+    equal((await parseConfig(minimal, file)).run.agentFiles, 200_000);
+    equal((await parseConfig(minimal + `[run]\nagent-files = 50\n`, file)).run.agentFiles, 50);
+    for (
+      const [text, pattern] of [
+        [`agent-files = 3`, /\[run\] agent-files: must be at least 10/],
+        [`agent-files = "many"`, /\[run\] agent-files: expected a number, found the string "many"/],
+        [`agent-file = 50`, /unknown key "agent-file" in \[run\]; did you mean "agent-files"\?/],
+      ] as const
+    ) {
+      await rejects(parseConfig(minimal + `[run]\n${text}\n`, file), (error: unknown) => {
+        ok(error instanceof ConfigError);
+        match(error.message, pattern);
+        return true;
+      });
+    }
+  });
+});

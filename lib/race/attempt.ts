@@ -26,7 +26,7 @@ import { toolchainMounts, UnconfinedSandbox } from "../sandbox/mod.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { agentLimits, LIMIT_STATUSES, limitMessage, limitReached } from "./limits.ts";
 import { saveAttempt } from "./attempts.ts";
-import { capturePatch, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
+import { capturePatch, countEntries, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
 import { readDirIfExists, removeIfExists, statIfExists } from "../fs.ts";
 
@@ -122,15 +122,25 @@ export async function sweepAttempts(project: Project): Promise<void> {
 /**
  * Remove whatever the agent left in its log directory that is not a plain file or directory, so
  * that reading its logs afterwards (`CodingAgent.parse`) never follows a link it planted
- * (`last-message.txt -> ~/.ssh/id_rsa`) nor blocks on a FIFO.
+ * (`last-message.txt -> ~/.ssh/id_rsa`) nor blocks on a FIFO. A directory of more than `max`
+ * entries is not walked to its end: it is emptied (the agent's logs are then lost).
  */
-async function keepPlainFiles(dir: string): Promise<void> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    const info = await Deno.lstat(path);
-    if (info.isDirectory) await keepPlainFiles(path);
-    else if (!info.isFile) await Deno.remove(path);
-  }
+async function keepPlainFiles(dir: string, max: number): Promise<void> {
+  let seen = 0;
+  const walk = async (at: string): Promise<boolean> => {
+    for await (const entry of Deno.readDir(at)) {
+      if (++seen > max) return false;
+      const path = join(at, entry.name);
+      const info = await Deno.lstat(path);
+      if (info.isDirectory) {
+        if (!(await walk(path))) return false;
+      } else if (!info.isFile) await Deno.remove(path);
+    }
+    return true;
+  };
+  if (await walk(dir)) return;
+  await removeTree(dir);
+  await Deno.mkdir(dir, { recursive: true });
 }
 
 /** The directories of one attempt (under the project's cache, named with this process's pid). */
@@ -176,6 +186,8 @@ interface Prepared {
   session: Session;
   invocation: Invocation;
   snapshot: Snapshot;
+  /** Entries of the working copy at the snapshot (see `countEntries`). */
+  entries: number;
   /** The working copy's test environment. */
   tests: AgentTestEnv;
 }
@@ -200,6 +212,7 @@ async function prepare(
     await checkout(project.repository, task.parent, dirs.work, { home: project.home, signal });
     await initWorkRepo(dirs.work);
     const snapshot = await takeSnapshot(dirs.work, dirs.snapshot);
+    const entries = await countEntries(dirs.work);
     // After the snapshot: what the environment puts in the working copy is never a change.
     const tests = await context.tools.agentEnv(dirs, task, signal);
     const testsDir = config.project.tests;
@@ -232,7 +245,7 @@ async function prepare(
     }
     await copyIn(invocation.copy, session.hostEnv.HOME ?? "/root");
     for (const dir of invocation.writable ?? []) await Deno.mkdir(dir, { recursive: true });
-    return { session, invocation, snapshot, tests };
+    return { session, invocation, snapshot, entries, tests };
   } catch (error) {
     if (signal?.aborted) throw new InterruptedError();
     throw new AttemptFailure(`Could not prepare the attempt: ${describeError(error)}`);
@@ -317,16 +330,24 @@ async function collect(
   agent: CodingAgent,
   context: AttemptContext,
   dirs: AttemptDirs,
-  snapshot: Snapshot,
-  result: SandboxResult,
-  tests: AgentTestEnv,
+  prepared: Prepared,
+  run: SandboxResult,
 ): Promise<{ status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches }> {
-  await keepPlainFiles(dirs.log);
+  const limits = agentLimits(context.project.config.run);
+  let result = run;
+  // Past the file limit nothing is walked or staged, whoever noticed it first.
+  await keepPlainFiles(dirs.log, limits.files);
+  const { snapshot, tests } = prepared;
   let patch;
   try {
     // The environment's links (and the caches tools kept beside them) are no change of the agent's.
     for (const path of tests.transient) await removeIfExists(join(dirs.work, path));
-    patch = await capturePatch(snapshot, { packageDir: task.packageDir, runner: tests.runner });
+    patch = result.limit === "files"
+      ? { files: [], sourcePatch: "", testPatch: "", fullPatch: "", skipped: [] }
+      : await capturePatch(snapshot, { packageDir: task.packageDir, runner: tests.runner }, {
+        maxEntries: prepared.entries + limits.files,
+      });
+    if (patch.tooManyEntries && !result.limit) result = { ...result, limit: "files" };
   } catch (error) {
     throw new AttemptFailure(
       `Could not read what the agent changed: ${describeError(error)}`,
@@ -340,7 +361,7 @@ async function collect(
   const report = await parseOutput(agent, dirs, result);
   const limit = limitReached(result);
   const errors = [
-    limit ? limitMessage(limit, agentLimits(context.project.config.run)) : undefined,
+    limit ? limitMessage(limit, limits) : undefined,
     report.error ?? (result.truncated ? "output over the cap was dropped" : undefined),
     patch.skipped.length
       ? `left out of the patch (over 5 MiB): ${patch.skipped.join(", ")}`
@@ -452,15 +473,7 @@ export async function runAttempt(
     const { result, sandbox } = await runAgent(agent, context, dirs, prepared);
     // An agent that asked to run unconfined is recorded as such, so the report can say so.
     base.sandbox = sandbox.kind;
-    const collected = await collect(
-      task,
-      agent,
-      context,
-      dirs,
-      prepared.snapshot,
-      result,
-      prepared.tests,
-    );
+    const collected = await collect(task, agent, context, dirs, prepared, result);
     patches = collected.patches;
     attempt = {
       ...base,

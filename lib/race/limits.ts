@@ -1,7 +1,7 @@
 /**
- * An agent's limits (`[run] agent-processes`, `agent-memory`, `agent-disk`) and what reaching one
- * makes of its attempt: `too-many-processes`, `out-of-memory` or `disk-full`, with a line that
- * says which setting it was.
+ * An agent's limits (`[run] agent-processes`, `agent-memory`, `agent-disk`, `agent-files`) and
+ * what reaching one makes of its attempt: `too-many-processes`, `out-of-memory`, `disk-full` or
+ * `too-many-files`, with a line that says which setting it was.
  *
  * The sandbox stops an agent that reaches a limit and says which one. A single allocation over
  * the memory limit is refused by the kernel instead (`RLIMIT_DATA`): the agent then fails on its
@@ -20,6 +20,7 @@ export const LIMIT_STATUSES: Record<LimitHit, AttemptStatus> = {
   processes: "too-many-processes",
   memory: "out-of-memory",
   disk: "disk-full",
+  files: "too-many-files",
 };
 
 /** What runtimes print when the kernel refuses them memory. */
@@ -41,7 +42,12 @@ const LAST_WORDS = 2000;
 
 /** The limits of an agent's attempt, from `[run]`. */
 export function agentLimits(run: Config["run"]): Required<Limits> {
-  return { processes: run.agentProcesses, memoryMb: run.agentMemory, diskMb: run.agentDisk };
+  return {
+    processes: run.agentProcesses,
+    memoryMb: run.agentMemory,
+    diskMb: run.agentDisk,
+    files: run.agentFiles,
+  };
 }
 
 /**
@@ -67,5 +73,7 @@ export function limitMessage(hit: LimitHit, limits: Required<Limits>): string {
       return `out of memory at ${limits.memoryMb} MiB ([run] agent-memory)`;
     case "disk":
       return `stopped after writing ${limits.diskMb} MiB ([run] agent-disk)`;
+    case "files":
+      return `stopped at ${limits.files} new files ([run] agent-files)`;
   }
 }

@@ -61,6 +61,7 @@ const RARE = new Set<string>([
   "out-of-memory",
   "too-many-processes",
   "disk-full",
+  "too-many-files",
   "budget",
 ]);
 

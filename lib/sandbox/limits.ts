@@ -8,9 +8,10 @@
  *   the address space Node, Deno and the JVM reserve up front) and `RLIMIT_FSIZE` (each file).
  *   These hold however fast the command is.
  * - a meter on the host that samples the sandbox's processes (threads and resident memory of all
- *   of them together) and the growth of its writable paths, and stops the whole sandbox when one
- *   reaches its limit, saying which: a total that no per-process limit can express, and a name
- *   for why the command ended.
+ *   of them together) and the growth of its writable paths (bytes, and entries: a walk that stops
+ *   one entry past the file limit, so a tree of millions of files is never walked to the end), and
+ *   stops the whole sandbox when one reaches its limit, saying which: a total that no per-process
+ *   limit can express, and a name for why the command ended.
  *
  * Requires `--allow-read` (`/proc`, the writable paths).
  *
@@ -20,6 +21,7 @@
 import { join } from "node:path";
 import type { LimitHit, Limits } from "./types.ts";
 import { isMissing } from "../fs.ts";
+import { outermost } from "./_paths.ts";
 
 /** Processes (and threads) a confined command may have when the confinement names no limit. */
 export const DEFAULT_PROCESSES = 1024;
@@ -28,6 +30,11 @@ export const DEFAULT_PROCESSES = 1024;
 const PROCESS_INTERVAL_MS = 500;
 /** The least time between two walks of the writable paths, in milliseconds. */
 const DISK_INTERVAL_MS = 1000;
+/**
+ * The least time between two counts of the writable paths' entries, in milliseconds: a count reads
+ * directories only (no `lstat` of each entry), so it can run more often than the disk walk.
+ */
+const FILES_INTERVAL_MS = 500;
 
 /** The `prlimit` arguments (after the program) that set `limits` on the command that follows. */
 export function prlimitArgs(limits: Limits): string[] {
@@ -42,11 +49,33 @@ function mib(n: number): number {
   return Math.max(1, Math.floor(n * 1024 * 1024));
 }
 
-/** Bytes of disk the entries under `paths` take (each inode once, links not followed). */
-export async function diskUsage(paths: readonly string[]): Promise<number> {
+/** What a walk of a command's writable paths found. */
+export interface TreeUsage {
+  /** Bytes of disk the entries take (each inode once). */
+  bytes: number;
+  /** Entries seen: files, directories, links and others, the paths themselves included. */
+  entries: number;
+  /** True when the walk stopped at its bound with entries still unseen. */
+  cut: boolean;
+}
+
+/**
+ * What the entries under `paths` take (each inode once, links not followed), walking at most
+ * `maxEntries` entries: a tree an agent filled with millions of files is never walked to the end.
+ * Each directory is one asynchronous read, each entry one asynchronous `lstat`, so the walk leaves
+ * the event loop to others between them.
+ */
+export async function treeUsage(
+  paths: readonly string[],
+  maxEntries = Infinity,
+): Promise<TreeUsage> {
   const seen = new Set<string>();
-  let total = 0;
+  const usage: TreeUsage = { bytes: 0, entries: 0, cut: false };
   const visit = async (path: string) => {
+    if (usage.entries >= maxEntries) {
+      usage.cut = true;
+      return;
+    }
     let info: Deno.FileInfo;
     try {
       info = await Deno.lstat(path);
@@ -58,19 +87,68 @@ export async function diskUsage(paths: readonly string[]): Promise<number> {
     const key = `${info.dev}:${info.ino}`;
     if (seen.has(key)) return;
     seen.add(key);
-    total += info.blocks !== null ? info.blocks * 512 : info.size;
+    usage.entries++;
+    usage.bytes += info.blocks !== null ? info.blocks * 512 : info.size;
     if (!info.isDirectory) return;
-    let entries: Deno.DirEntry[];
     try {
-      entries = await Array.fromAsync(Deno.readDir(path));
+      for await (const entry of Deno.readDir(path)) {
+        await visit(join(path, entry.name));
+        if (usage.cut) return;
+      }
     } catch (error) {
       if (isMissing(error) || error instanceof Deno.errors.PermissionDenied) return;
       throw error;
     }
-    for (const entry of entries) await visit(join(path, entry.name));
   };
-  for (const path of paths) await visit(path);
-  return total;
+  for (const path of paths) {
+    await visit(path);
+    if (usage.cut) break;
+  }
+  return usage;
+}
+
+/**
+ * How many entries lie under `paths` (the paths themselves included, a path inside another once),
+ * counting no further than `max`: one asynchronous read of each directory, no `lstat` (what the
+ * directory says of each entry decides whether it is one to read; links are never followed).
+ */
+export async function countTree(
+  paths: readonly string[],
+  max = Infinity,
+): Promise<{ entries: number; cut: boolean }> {
+  let entries = 0;
+  const dirs: string[] = [];
+  for (const path of outermost(paths)) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(path);
+    } catch (error) {
+      if (isMissing(error) || error instanceof Deno.errors.PermissionDenied) continue;
+      throw error;
+    }
+    entries++;
+    if (info.isDirectory) dirs.push(path);
+  }
+  while (dirs.length > 0) {
+    if (entries > max) return { entries: max, cut: true };
+    const dir = dirs.pop()!;
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        if (++entries > max) return { entries: max, cut: true };
+        if (entry.isDirectory) dirs.push(join(dir, entry.name));
+      }
+    } catch (error) {
+      // Gone meanwhile, or made unreadable: what can be seen counts.
+      if (isMissing(error) || error instanceof Deno.errors.PermissionDenied) continue;
+      throw error;
+    }
+  }
+  return { entries, cut: entries > max };
+}
+
+/** Bytes of disk the entries under `paths` take (each inode once, links not followed). */
+export async function diskUsage(paths: readonly string[]): Promise<number> {
+  return (await treeUsage(paths)).bytes;
 }
 
 /**
@@ -153,14 +231,19 @@ export class Meter {
 
   private constructor(
     readonly options: MeterOptions,
-    private readonly baseline: number,
+    private readonly baseline: { disk: TreeUsage; entries: number },
   ) {}
 
   /** Measure the writable paths as they are now (the baseline), then start watching them. */
   static async start(options: MeterOptions): Promise<Meter> {
-    const disk = options.limits.diskMb !== undefined;
-    const meter = new Meter(options, disk ? await diskUsage(options.paths) : 0);
-    if (disk) meter.#schedule(() => meter.#checkDisk(), DISK_INTERVAL_MS);
+    const { diskMb, files } = options.limits;
+    const disk = diskMb !== undefined
+      ? await treeUsage(options.paths)
+      : { bytes: 0, entries: 0, cut: false };
+    const entries = files !== undefined ? (await countTree(options.paths)).entries : 0;
+    const meter = new Meter(options, { disk, entries });
+    if (files !== undefined) meter.#schedule(() => meter.#checkFiles(), FILES_INTERVAL_MS);
+    if (diskMb !== undefined) meter.#schedule(() => meter.#checkDisk(), DISK_INTERVAL_MS);
     return meter;
   }
 
@@ -184,24 +267,43 @@ export class Meter {
   }
 
   /**
-   * Stop watching; a last look at the disk decides whether it was filled. Throws what a sample
-   * ran into (an I/O error), if anything.
+   * Stop watching; a last look at the writable paths decides whether they were filled (with
+   * bytes or with files). Throws what a sample ran into (an I/O error), if anything.
    */
   async stop(): Promise<LimitHit | undefined> {
     this.#stopped = true;
     for (const timer of this.#timers) clearTimeout(timer);
     await Promise.all(this.#busy);
     if (this.#failure !== undefined) throw this.#failure;
-    if (this.#hit === undefined && this.options.limits.diskMb !== undefined) {
-      await this.#checkDisk();
-    }
+    const { diskMb, files } = this.options.limits;
+    if (this.#hit === undefined && files !== undefined) await this.#checkFiles();
+    if (this.#hit === undefined && diskMb !== undefined) await this.#checkDisk();
     return this.#hit;
   }
 
-  async #checkDisk(): Promise<number> {
+  /** Count the writable paths' entries, no further than the file limit, against the start. */
+  async #checkFiles(): Promise<number> {
     const started = performance.now();
-    const grown = (await diskUsage(this.options.paths)) - this.baseline;
-    if (grown >= this.options.limits.diskMb! * 1024 * 1024) this.#reach("disk");
+    const now = await countTree(
+      this.options.paths,
+      this.baseline.entries + this.options.limits.files!,
+    );
+    if (now.cut) this.#reach("files");
+    // A large tree is counted less often, so counting never takes much of the machine.
+    return Math.max(FILES_INTERVAL_MS, 4 * (performance.now() - started));
+  }
+
+  /**
+   * Walk the writable paths for their size. With a file limit too the walk goes no further than
+   * it allows (past it, the files are what stopped the command).
+   */
+  async #checkDisk(): Promise<number> {
+    const { diskMb, files } = this.options.limits;
+    const started = performance.now();
+    const bound = files !== undefined ? this.baseline.disk.entries + files : Infinity;
+    const now = await treeUsage(this.options.paths, bound);
+    if (now.cut) this.#reach("files");
+    else if (now.bytes - this.baseline.disk.bytes >= diskMb! * 1024 * 1024) this.#reach("disk");
     // A large tree is walked less often, so the walk never takes much of the machine.
     return Math.max(DISK_INTERVAL_MS, 4 * (performance.now() - started));
   }

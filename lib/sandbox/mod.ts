@@ -82,7 +82,16 @@ export { findProjectClones } from "./clones.ts";
 export type { CloneSearch } from "./clones.ts";
 export { handOver, runsAsRoot, SANDBOX_UIDS } from "./identity.ts";
 export type { Handover, SandboxUser } from "./identity.ts";
-export { DEFAULT_PROCESSES, diskUsage, Meter, prlimitArgs, processUsage } from "./limits.ts";
+export {
+  countTree,
+  DEFAULT_PROCESSES,
+  diskUsage,
+  Meter,
+  prlimitArgs,
+  processUsage,
+  type TreeUsage,
+  treeUsage,
+} from "./limits.ts";
 export type { MeterOptions } from "./limits.ts";
 export type { BubblewrapOptions, BwrapArgsOptions, Mount, MountPlan, PlanExtras } from "./bwrap.ts";
 export { UNCONFINED, UnconfinedSandbox } from "./none.ts";

@@ -28,10 +28,15 @@ export interface Limits {
    * this size too.
    */
   diskMb?: number;
+  /**
+   * Entries (files, directories, links) the command may add to its working directory and
+   * writable paths, counted by a walk that stops at the limit (metered).
+   */
+  files?: number;
 }
 
 /** Which limit stopped a command. */
-export type LimitHit = "processes" | "memory" | "disk";
+export type LimitHit = "processes" | "memory" | "disk" | "files";
 
 /** What a confined command may see and do. */
 export interface Confinement {

@@ -60,6 +60,7 @@ export function raceSettings(project: Project, racers: readonly Racer[]): Record
     "[run] agent-memory": String(run.agentMemory),
     "[run] agent-processes": String(run.agentProcesses),
     "[run] agent-disk": String(run.agentDisk),
+    "[run] agent-files": String(run.agentFiles),
     "[run] repeats": String(run.repeats),
     "[run.budget]": canonicalJson(run.budget),
   };

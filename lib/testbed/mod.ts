@@ -32,7 +32,9 @@ export {
 } from "./authors.ts";
 export {
   type CapturedPatch,
+  type CaptureOptions,
   capturePatch,
+  countEntries,
   MAX_CAPTURED_FILE_BYTES,
   type Snapshot,
   takeSnapshot,

@@ -68,8 +68,8 @@ function toml(value: unknown): string {
 export interface RunSettings {
   timeout: number;
   quotas?: Record<string, number>;
-  /** `agent-processes`, `agent-memory` (MiB) and `agent-disk` (MiB). */
-  limits?: { processes?: number; memory?: number; disk?: number };
+  /** `agent-processes`, `agent-memory` (MiB), `agent-disk` (MiB) and `agent-files`. */
+  limits?: { processes?: number; memory?: number; disk?: number; files?: number };
   /** `[run] repeats`. */
   repeats?: number;
 }
@@ -91,6 +91,7 @@ export function configText(world: RaceWorld, agents: AgentDef[], run: RunSetting
   if (limits.processes) lines.push(`agent-processes = ${limits.processes}`);
   if (limits.memory) lines.push(`agent-memory = ${limits.memory}`);
   if (limits.disk) lines.push(`agent-disk = ${limits.disk}`);
+  if (limits.files) lines.push(`agent-files = ${limits.files}`);
   if (run.quotas) {
     lines.push("", "[run.quotas]");
     for (const [quota, limit] of Object.entries(run.quotas)) {

@@ -92,6 +92,7 @@ Deno.test("buildReport() counts every attempt by status, scored or not", () => {
     "out-of-memory": 0,
     "too-many-processes": 0,
     "disk-full": 0,
+    "too-many-files": 0,
     quota: 0,
     "infra-error": 0,
     budget: 0,
