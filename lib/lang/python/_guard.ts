@@ -1,7 +1,8 @@
 /**
  * bugbout's guard: the Python program that runs every pytest session, so that the code under
- * test cannot forge its own outcomes. It is the session's main program (the tree never imports
- * it): before any code of the tree runs it reads the session's settings and a per-session secret
+ * test cannot forge its own outcomes. A launcher (the session's main module, which holds nothing)
+ * runs it as a module under a name of the session's own that is in no `sys.modules`, and the
+ * tree never imports it; its secret state lives in closures. Before any code of the tree runs it reads the session's settings and a per-session secret
  * from stdin, takes stdout as the results channel (what the tree prints goes to stderr), installs
  * an audit hook and records the identity of pytest's and pluggy's machinery. Each group of tests
  * then runs in a child process of its own, so one author's tests cannot reach another's. Every
@@ -15,15 +16,34 @@
  * @module
  */
 
-/** The file name the guard is written under in a session's run directory. */
-export const GUARD_FILE = "_bugbout_guard.py";
+/** The file name the launcher is written under in a session's run directory. */
+export const LAUNCHER_FILE = "_bugbout_launch.py";
+
+/**
+ * The launcher: the session's main program, which runs the guard from `path` as a module named
+ * `name` (a name of the session's own, in no `sys.modules`), so that nothing of the guard is
+ * reachable as `__main__`. Pure.
+ */
+export function launcherSource(name: string, path: string): string {
+  return `"""Runs bugbout's guard under a name of this session's own: not as the main module."""
+
+
+def _launch(util=__import__("importlib.util").util):
+    spec = util.spec_from_file_location(${JSON.stringify(name)}, ${JSON.stringify(path)})
+    spec.loader.exec_module(util.module_from_spec(spec))
+
+
+_launch()
+`;
+}
 
 /** The guard's source. Needs Python 3.8 or later (audit hooks) and pytest 7 or later. */
 export const GUARD_SOURCE = String
   .raw`"""bugbout's guard: runs pytest so that the code under test cannot forge its outcomes.
 
-Started as the main program of the session (never imported by the tree). Before any code of the
-tree runs it takes the session's settings and secret from stdin, takes stdout as its results
+Run by the session's launcher as a module under a name of the session's own (never the main
+module, in no sys.modules, never imported by the tree); what it must keep secret lives in
+closures, not in its globals. Before any code of the tree runs it takes the session's settings and secret from stdin, takes stdout as its results
 channel (the tree's output goes to stderr), installs an audit hook, and records the identity of
 pytest's and pluggy's reporting machinery. Each group of tests then runs in a child process of its
 own (fork), so one author's tests cannot reach another's; every record leaves with an HMAC tag and
@@ -38,6 +58,7 @@ _TREE_PATHS = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if 
 _saved_path = list(sys.path)
 # The guard's own imports come from the interpreter's library, never from the tree.
 sys.path[:] = [p for p in sys.path if p not in _TREE_PATHS and p != os.path.dirname(_THIS)]
+import ast  # noqa: E402
 import atexit  # noqa: E402
 import functools  # noqa: E402
 import gc  # noqa: E402
@@ -45,6 +66,7 @@ import hashlib  # noqa: E402
 import hmac  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import threading  # noqa: E402
 
@@ -58,49 +80,76 @@ os.close(_null)
 # that no subprocess inherits. What the tree prints goes to stderr.
 _CHANNEL = os.dup(1)
 os.dup2(2, 1)
-_MAC = hmac.new(bytes.fromhex(_CONFIG.pop("key")), digestmod=hashlib.sha256)
 _ROOT = os.path.realpath(_CONFIG["rootdir"])
 _GUARD_PID = os.getpid()
-_me = {"group": -1, "pid": os.getpid()}
-_seq = {}
+# Nothing of the session writes bytecode (see _purge_bytecode for what it finds).
+sys.dont_write_bytecode = True
+
+
+def _reporting(key, channel, dumps=json.dumps, write=os.write, getpid=os.getpid,
+               getframe=sys._getframe, new=hmac.new, digest=hashlib.sha256):
+    """The guard's only way to write a record, with its secret state (the key, the sequence
+    numbers, the code allowed to send) in this closure rather than in any module's globals or
+    any frame that is on the stack while the tree's code runs. What it uses is bound here,
+    before any code of the tree can replace it. Returns (send, join, allow)."""
+    mac = new(bytes.fromhex(key), digestmod=digest)
+    key = None
+    me = [-1, getpid()]
+    seq = {}
+    allowed = []
+
+    def send(record):
+        """Write one authenticated record to the channel: only from the process that owns it,
+        and only when the guard itself is the caller."""
+        if getpid() != me[1]:
+            return
+        caller = getframe(1)
+        if not allowed or caller.f_code not in allowed[0]:
+            # The tree found this function and called it: that is the record to send.
+            record = {"k": "tamper", "what": "called the guard's reporting", "where": "%s:%d" % (
+                caller.f_code.co_filename, caller.f_lineno)}
+        caller = None
+        group = me[0]
+        n = seq.get(group, 0)
+        seq[group] = n + 1
+        record["g"] = group
+        record["n"] = n
+        body = dumps(record, separators=(",", ":"))
+        tag = mac.copy()
+        tag.update(body.encode("utf-8"))
+        data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
+        tag = None
+        while data:
+            data = data[write(channel, data):]
+
+    def join(group):
+        """From now on this process sends as 'group' (a group's child, just forked)."""
+        me[0] = group
+        me[1] = getpid()
+
+    def allow(codes):
+        """The code objects that may send records: set once, before the tree's code runs."""
+        if not allowed:
+            allowed.append(frozenset(codes))
+
+    return send, join, allow
+
+
+_send, _join, _allow = _reporting(_CONFIG.pop("key"), _CHANNEL)
 _tampered = []
 
 
-# What sending a record uses, taken before any code of the tree can replace it.
-_dumps = json.dumps
-_write = os.write
-_getpid = os.getpid
-_getframe = sys._getframe
-
-
-def _send(record):
-    """Write one authenticated record to the channel: only from the process that owns it, and
-    only when the guard itself is the caller."""
-    if _getpid() != _me["pid"]:
-        return
-    caller = _getframe(1).f_code
-    if caller not in _GUARD_CODE:
-        # The tree found this function and called it: that is the record to send.
-        record = {"k": "tamper", "what": "called the guard's reporting", "where": "%s:%d" % (
-            caller.co_filename, _getframe(1).f_lineno)}
-    group = _me["group"]
-    n = _seq.get(group, 0)
-    _seq[group] = n + 1
-    record["g"] = group
-    record["n"] = n
-    body = _dumps(record, separators=(",", ":"))
-    tag = _MAC.copy()
-    tag.update(body.encode("utf-8"))
-    data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
-    while data:
-        data = data[_write(_CHANNEL, data):]
+_TREE_PATH = {}
 
 
 def _is_tree(filename):
     if not filename or filename.startswith("<"):
         return False
-    path = os.path.realpath(filename)
-    return path == _ROOT or path.startswith(_ROOT + os.sep)
+    known = _TREE_PATH.get(filename)
+    if known is None:
+        path = os.path.realpath(filename)
+        known = _TREE_PATH[filename] = path == _ROOT or path.startswith(_ROOT + os.sep)
+    return known
 
 
 _in_hook = threading.local()
@@ -139,7 +188,7 @@ def _watch(event, args):
         return
     _in_hook.busy = True
     try:
-        where = _tree_frame(innermost=event in ("compile", "object.__setattr__"))
+        where = _tree_frame(innermost=event in _INNERMOST)
         if where is None:
             return
         if event == "open":
@@ -166,7 +215,7 @@ def _watch(event, args):
         elif event == "object.__setattr__":
             if len(args) >= 2 and args[1] in ("__code__", "__closure__", "__globals__", "__defaults__"):
                 _tamper("replaced the code of a function", where, str(args[1]))
-        elif event == "compile":
+        elif event in ("compile", "code.__new__"):
             name = args[1] if len(args) > 1 else None
             if isinstance(name, bytes):
                 name = os.fsdecode(name)
@@ -174,6 +223,11 @@ def _watch(event, args):
                 _tamper("compiled code under a test file's name", where, name)
         elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents"):
             _suspect("looked through the interpreter's objects (%s)" % event, where)
+        elif event in ("sys._getframe", "sys._current_frames"):
+            # Many libraries look at their caller's frame for their own sake; a walk from there
+            # reaches pytest and the guard, so it is worth a look, and what it could change is
+            # checked where it matters (the witness, the states, the integrity checks).
+            _suspect("walked the interpreter's frames (%s)" % event, where)
         elif event in ("sys.settrace", "sys.setprofile"):
             _suspect("installed a trace function (%s)" % event, where)
         elif event.startswith("ctypes"):
@@ -188,6 +242,9 @@ _WATCHED = frozenset({
     "os.kill",
     "object.__setattr__",
     "compile",
+    "code.__new__",
+    "sys._getframe",
+    "sys._current_frames",
     "gc.get_objects",
     "gc.get_referrers",
     "gc.get_referents",
@@ -206,6 +263,8 @@ _WATCHED = frozenset({
     "ctypes.create_string_buffer",
     "ctypes.create_unicode_buffer",
 })
+# Events charged only to the frame that raised them (not to a tree frame further out).
+_INNERMOST = frozenset({"compile", "code.__new__", "object.__setattr__", "sys._getframe", "sys._current_frames"})
 _TEST_FILES = set()
 
 
@@ -338,10 +397,6 @@ def _check_integrity():
         if id(value) != ident or id(getattr(value, "__code__", None)) != code:
             _tamper("changed the guard", name)
             _GUARD[name] = (id(value), id(getattr(value, "__code__", None)))
-    for name, ident in _GUARD_METHODS.items():
-        if id(vars(_Guard).get(name)) != ident:
-            _tamper("changed the guard", "_Guard." + name)
-            _GUARD_METHODS[name] = id(vars(_Guard).get(name))
 
 
 def _digest(path):
@@ -353,10 +408,11 @@ def _digest(path):
 
 
 def _tree_state(root, suffixes):
-    """lstat of every file under the tree that can change what Python runs."""
+    """lstat of every file under the tree that can change what Python runs (bytecode too: no
+    session writes any, so a group that does leaves it for what runs next)."""
     state = {}
     for top, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        dirs[:] = [d for d in dirs if d != ".git"]
         for name in files:
             if name.endswith(suffixes):
                 path = os.path.join(top, name)
@@ -368,20 +424,47 @@ def _tree_state(root, suffixes):
     return state
 
 
-_CODE_FILES = (".py", ".pyi", ".pth", ".so", ".pyd", ".cfg", ".toml", ".ini")
+# (A .pyc outside __pycache__ is loaded where no source is; the tree's __pycache__ never is.)
+_CODE_FILES = (".py", ".pyi", ".pth", ".so", ".pyd", ".pyc", ".cfg", ".toml", ".ini")
 
 
-def _witnessed(nodeid, func, calls):
-    """'func', recording whether each call returned or raised (the guard's own witness)."""
+def _code_key(func):
+    """What identifies a test function's code: the code object and its bytes."""
+    code = _code_of(func)
+    if code is None:
+        return None
+    return (code, code.co_filename, code.co_name, code.co_firstlineno, code.co_code)
+
+
+def _purge_bytecode(root):
+    """Remove every __pycache__ directory of the tree: bytecode a tree brings, or that an
+    earlier session on it left, must never be what runs (Python and pytest's assertion
+    rewriter would load it in place of the source it claims to be of)."""
+    for top, dirs, _files in os.walk(root):
+        if "__pycache__" in dirs:
+            shutil.rmtree(os.path.join(top, "__pycache__"), ignore_errors=True)
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+
+
+def _witnessed(nodeid, func, calls, collected):
+    """'func', recording whether each call returned or raised (the guard's own witness), and
+    checking when it is called that it is still the function collected for 'nodeid'."""
+    def check():
+        expected = collected.get(nodeid)
+        if expected is None or expected[0] is not func or _code_key(func) != expected[1]:
+            _tamper("replaced a test function after collection", nodeid)
+
     if inspect.iscoroutinefunction(func):
         @functools.wraps(func)
         async def witness(*args, **kwargs):
+            check()
             calls[nodeid] = "raised"
             await func(*args, **kwargs)
             calls[nodeid] = "returned"
     else:
         @functools.wraps(func)
         def witness(*args, **kwargs):
+            check()
             calls[nodeid] = "raised"
             result = func(*args, **kwargs)
             calls[nodeid] = "returned"
@@ -389,35 +472,114 @@ def _witnessed(nodeid, func, calls):
     return witness
 
 
-class _Guard:
-    """The plugin each group's pytest session runs with."""
+def _is_mark(node):
+    """A decorator that is one of pytest's marks (which return the function itself)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return "mark" in parts[1:]
 
-    def __init__(self, files):
-        self.files = files
-        self.calls = {}
-        self.state = {}
-        self.time = {}
-        self.messages = {}
-        self.unconfigured = False
+
+def _definitions(path):
+    """The test functions a file defines itself with a plain 'def' (no decorator but pytest's
+    marks) at its top level or in a class's body, by qualified name, and never bound again
+    in the same body."""
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    found = set()
+
+    def visit(body, prefix):
+        defs, bound = {}, set()
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name in defs:
+                    bound.add(node.name)
+                defs[node.name] = all(_is_mark(d) for d in node.decorator_list)
+            elif isinstance(node, ast.ClassDef):
+                bound.add(node.name)
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+            else:
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        bound.add(sub.id)
+        found.update(prefix + name for name, plain in defs.items() if plain and name not in bound)
+
+    visit(tree.body, "")
+    return found
+
+
+def _defined_elsewhere(item, func, definitions):
+    """Whether the test file defines this test itself and 'func' is not that definition (a
+    function swapped into the module's namespace between its import and its collection)."""
+    path = os.path.realpath(str(_path_of(item)))
+    if path not in definitions:
+        definitions[path] = _definitions(path)
+    cls = getattr(item, "cls", None)
+    name = getattr(item, "originalname", None) or item.name
+    qualname = (cls.__qualname__ + "." if cls is not None else "") + name
+    if qualname not in definitions[path]:
+        return False
+    code = _code_of(func)
+    return code is None or code.co_name != name or os.path.realpath(code.co_filename) != path
+
+
+def _tree_threads(baseline):
+    """Threads running code of the tree that were not there when the group began, as
+    'file:line' of what they run."""
+    left = []
+    for thread in threading.enumerate():
+        if thread.ident in baseline or not thread.is_alive():
+            continue
+        target = getattr(thread, "_target", None)
+        if target is None and type(thread).run is not threading.Thread.run:
+            target = type(thread).run
+        code = _code_of(target)
+        if code is not None and _is_tree(code.co_filename):
+            left.append("%s:%d" % (os.path.relpath(code.co_filename, _ROOT), code.co_firstlineno))
+    return left
+
+
+def _plugin(files):
+    """The plugin each group's pytest session runs with, and a function that tells whether
+    pytest unconfigured it. Its state lives in this closure, not on an object pytest or the
+    tree can reach; the plugin itself is only a namespace of hook functions."""
+    calls = {}
+    state = {}
+    times = {}
+    messages = {}
+    collected = {}
+    xfailed = set()
+    unconfigured = []
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collectstart(self, collector):
+    def pytest_collectstart(collector):
         # A test module must be imported from the bytes it had when the session started.
         path = os.path.realpath(str(_path_of(collector)))
-        if path in self.files and _digest(path) != self.files[path]:
+        if path in files and _digest(path) != files[path]:
             _tamper("rewrote a test file before pytest imported it", os.path.relpath(path, _ROOT))
 
     @pytest.hookimpl(trylast=True)
-    def pytest_unconfigure(self, config):
-        self.unconfigured = True
+    def pytest_unconfigure(config):
+        unconfigured.append(True)
 
-    def pytest_collectreport(self, report):
+    def pytest_collectreport(report):
         if report.failed:
             _send({"k": "collect-error", "id": report.nodeid, "m": _first_line(report)})
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self, session):
+    def pytest_collection_finish(session):
         modules = {}
+        definitions = {}
         for item in session.items:
             module = getattr(item, "module", None)
             if module is not None and id(module) not in modules:
@@ -427,34 +589,40 @@ class _Guard:
             code = _code_of(func)
             if code is not None and not _is_tree_file(code.co_filename):
                 _tamper("collected a test that was not compiled from a file of the tree", item.nodeid, code.co_filename)
+            elif func is not None and _defined_elsewhere(item, func, definitions):
+                where = "%s:%d" % (os.path.relpath(code.co_filename, _ROOT), code.co_firstlineno) if code else "?"
+                _tamper("collected a test function the test file does not define", where, item.nodeid)
             if func is not None and callable(func):
-                item.obj = _witnessed(item.nodeid, func, self.calls)
+                collected[item.nodeid] = (func, _code_key(func))
+                item.obj = _witnessed(item.nodeid, func, calls, collected)
         _check_integrity()
         _send({"k": "collected", "ids": [item.nodeid for item in session.items]})
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtest_call(self, item):
+    def pytest_runtest_call(item):
         outcome = yield
         if _plain_function(item):
             return  # witnessed by its function's wrapper
         # Other items (unittest cases, doctests): a unittest case records its failure on the
         # item instead of raising.
         raised = outcome.excinfo is not None or bool(getattr(item, "_excinfo", None))
-        self.calls[item.nodeid] = "raised" if raised else "returned"
+        calls[item.nodeid] = "raised" if raised else "returned"
 
-    def pytest_runtest_logreport(self, report):
+    def pytest_runtest_logreport(report):
         if type(report).__name__ in ("SubtestReport", "SubTestReport"):
             # One 'with subTest()' block of a test still running: only its failure counts, and
             # it counts against the whole test.
-            if report.failed and self.state.get(report.nodeid) not in ("failed", "error"):
-                self.state[report.nodeid] = "failed"
-                self.messages[report.nodeid] = _first_line(report)
+            if report.failed and state.get(report.nodeid) not in ("failed", "error"):
+                state[report.nodeid] = "failed"
+                messages[report.nodeid] = _first_line(report)
             return
         wasxfail = hasattr(report, "wasxfail")
+        if wasxfail:
+            xfailed.add(report.nodeid)
         if report.when == "call":
             if report.passed:
                 outcome = "passed"
-                call = self.calls.get(report.nodeid)
+                call = calls.get(report.nodeid)
                 if call is None:
                     _tamper("reported a test as passed that never ran", report.nodeid)
                 elif call == "raised" and not wasxfail:
@@ -469,21 +637,30 @@ class _Guard:
             outcome = "xfailed" if wasxfail else "skipped"
         else:
             outcome = None
-        self.time[report.nodeid] = self.time.get(report.nodeid, 0.0) + (getattr(report, "duration", 0) or 0)
-        before = self.state.get(report.nodeid)
+        times[report.nodeid] = times.get(report.nodeid, 0.0) + (getattr(report, "duration", 0) or 0)
+        before = state.get(report.nodeid)
         if outcome is not None and before not in ("failed", "error"):
-            self.state[report.nodeid] = outcome
+            state[report.nodeid] = outcome
             if outcome in ("failed", "error"):
-                self.messages[report.nodeid] = _first_line(report)
+                messages[report.nodeid] = _first_line(report)
         if report.when == "teardown":
-            final = self.state.pop(report.nodeid, "passed")
-            if final == "passed" and report.nodeid not in self.calls:
+            final = state.pop(report.nodeid, "passed")
+            if final == "passed" and report.nodeid not in calls:
                 _tamper("reported a test as passed that never ran", report.nodeid)
-            record = {"k": "done", "id": report.nodeid, "o": final, "s": self.time.pop(report.nodeid, 0.0)}
-            message = self.messages.pop(report.nodeid, None)
+            elif final == "passed" and calls.get(report.nodeid) == "raised" and report.nodeid not in xfailed:
+                _tamper("reported a test as passed that raised", report.nodeid)
+            record = {"k": "done", "id": report.nodeid, "o": final, "s": times.pop(report.nodeid, 0.0)}
+            message = messages.pop(report.nodeid, None)
             if final in ("failed", "error") and message:
                 record["m"] = message
             _send(record)
+
+    hooks = dict(locals())
+    plugin = type("_BugboutGuard", (), {})()
+    for name, value in hooks.items():
+        if name.startswith("pytest_"):
+            setattr(plugin, name, value)
+    return plugin, lambda: bool(unconfigured)
 
 
 _LOADERS = ("AssertionRewritingHook", "SourceFileLoader", "SourcelessFileLoader")
@@ -550,15 +727,20 @@ def _run_group(index, group):
     if pid == 0:
         os.setpgid(0, 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
-        _me["group"] = index
-        _me["pid"] = os.getpid()
+        _join(index)
         code = 3
         try:
             _send({"k": "begin"})
-            guard = _Guard(files)
-            code = int(pytest.main(args, plugins=[guard]))
-            if not guard.unconfigured and code in (0, 1, 5):
+            # The threads there are before any code of the tree runs.
+            baseline = {thread.ident for thread in threading.enumerate()}
+            plugin, unconfigured = _plugin(files)
+            code = int(pytest.main(args, plugins=[plugin]))
+            if not unconfigured() and code in (0, 1, 5):
                 _tamper("took the guard out of pytest", "pytest's plugin manager")
+            for where in _tree_threads(baseline):
+                # A thread of the tree still running when its tests are done could have done
+                # anything while they ran; a package may also keep one for its own sake.
+                _suspect("left a thread running after its tests", where)
             # Exit handlers the tree registered run now, while the guard still watches.
             atexit._run_exitfuncs()
             _check_integrity()
@@ -605,12 +787,14 @@ _GUARD = {
     for name, value in list(globals().items())
     if inspect.isfunction(value)
 }
-_GUARD_METHODS = {name: id(value) for name, value in vars(_Guard).items()}
-# The code objects allowed to send records: the guard's functions and its plugin's methods.
-_GUARD_CODE = frozenset(
-    [value.__code__ for value in globals().values() if inspect.isfunction(value)]
-    + [value.__code__ for value in vars(_Guard).values() if inspect.isfunction(value)]
-)
+
+
+def _nested_code(code):
+    """A code object and every code object defined inside it (its closures' code)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            yield from _nested_code(const)
 
 
 def _main():
@@ -621,9 +805,12 @@ def _main():
         "groups": len(_CONFIG["groups"]),
     })
     watch = _CONFIG.get("watch", True)
+    _purge_bytecode(_ROOT)
     before = _tree_state(_ROOT, _CODE_FILES) if watch else None
     code = 0
     for index, group in enumerate(_CONFIG["groups"]):
+        if index and not watch:
+            _purge_bytecode(_ROOT)
         code = _run_group(index, group)
         if watch:
             after = _tree_state(_ROOT, _CODE_FILES)
@@ -639,7 +826,40 @@ def _main():
     return code
 
 
-_GUARD_CODE = _GUARD_CODE | {_main.__code__}
+# The code objects allowed to send records: the guard's functions and those inside them.
+_allow(
+    code
+    for value in list(globals().values())
+    if inspect.isfunction(value)
+    for code in _nested_code(value.__code__)
+)
+_SECRET_NAMES = frozenset({
+    "_MAC", "_seq", "_me", "_send", "_dumps", "_write", "_getpid", "_getframe", "_CHANNEL",
+    "_CONFIG", "_GUARD_CODE", "_GUARD", "_Guard", "_check_integrity", "_BASELINE", "_tamper",
+})
+
+
+def _tripwire(name):
+    """The main module's missing attributes: the launcher's, which holds nothing. Asking it for
+    what the guard held when it ran as the main program is looking for the guard's secrets."""
+    if name in _SECRET_NAMES:
+        frame = sys._getframe(1)
+        where = None
+        while frame is not None and where is None:
+            if _is_tree(frame.f_code.co_filename):
+                where = "%s:%d" % (os.path.relpath(frame.f_code.co_filename, _ROOT), frame.f_lineno)
+            frame = frame.f_back
+        frame = None
+        if name == "_send":
+            def decoy(*args, **kwargs):
+                _tamper("called the guard's reporting", where or "?")
+            return decoy
+        _tamper("looked for the guard's secrets in __main__", where or "?", name)
+    raise AttributeError("module '__main__' has no attribute %r" % (name,))
+
+
+if sys.modules.get("__main__") is not None:
+    sys.modules["__main__"].__getattr__ = _tripwire
 # The session exits as its last group's pytest did (the channel, not this code, is what counts).
 _code = _main()
 sys.stdout.flush()
