@@ -217,7 +217,7 @@ def _guard():
                 if mine and sig in _LETHAL:
                     _tamper("killed its own test session", where, "signal %s" % sig)
             elif event == "object.__setattr__":
-                if len(args) >= 2 and args[1] in ("__code__", "__closure__", "__globals__", "__defaults__"):
+                if len(args) >= 2 and args[1] in ("__code__", "__closure__", "__globals__", "__defaults__", "__kwdefaults__"):
                     _tamper("replaced the code of a function", where, str(args[1]))
             elif event in ("compile", "code.__new__"):
                 name = args[1] if len(args) > 1 else None
@@ -538,7 +538,8 @@ def _guard():
         for thread in threading.enumerate():
             if thread.ident in baseline or not thread.is_alive():
                 continue
-            target = getattr(thread, "_target", None)
+            # (A Timer keeps what it runs as 'function'.)
+            target = getattr(thread, "_target", None) or getattr(thread, "function", None)
             if target is None and type(thread).run is not threading.Thread.run:
                 target = type(thread).run
             code = _code_of(target)
