@@ -18,7 +18,7 @@ import { InterruptedError } from "../../errors.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { readDirIfExists, readTextIfExists, removeIfExists } from "../../fs.ts";
 import { inputsKey } from "../../hash.ts";
-import { GUARD_FILE, GUARD_SOURCE } from "./_guard.ts";
+import { GUARD_SOURCE, LAUNCHER_FILE, launcherSource } from "./_guard.ts";
 import { readChannel } from "./channel.ts";
 import { classifyRun, type PytestRun } from "./classify.ts";
 
@@ -26,7 +26,7 @@ import { classifyRun, type PytestRun } from "./classify.ts";
  * What identifies the harness sessions run under (the guard's source): part of every saved
  * result's key, so a result made under another guard is made again.
  */
-export const HARNESS_KEY: string = inputsKey(GUARD_SOURCE);
+export const HARNESS_KEY: string = inputsKey([GUARD_SOURCE, launcherSource("", "")]);
 
 /** The most of a results channel kept on disk (60,000 tests take about 15 MB). */
 const CHANNEL_CAP = 512 * 1024 * 1024;
@@ -110,6 +110,12 @@ export function pytestFlags(rootdir: string): string[] {
   ];
 }
 
+/** `bytes` random bytes, in hex. */
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Top-level modules and packages a tree provides from its `PYTHONPATH` directories. */
 async function treeModules(tree: string, pythonPath: readonly string[]): Promise<Set<string>> {
   const names = new Set<string>();
@@ -139,8 +145,13 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
   const channelFile = `${runDir}.channel`;
   const groups = options.groups?.length ? options.groups : [options.targets];
   try {
-    const guard = join(runDir, GUARD_FILE);
+    // The guard runs as a module of a name of this session's own, started by a launcher.
+    const name = `_bugbout_${randomHex(8)}`;
+    const guard = join(runDir, `${name}.py`);
+    const launcher = join(runDir, LAUNCHER_FILE);
     await Deno.writeTextFile(guard, GUARD_SOURCE, { mode: 0o644 });
+    await Deno.writeTextFile(launcher, launcherSource(name, guard), { mode: 0o644 });
+
     // Readable by whichever user the sandbox runs the session as; nothing in it is secret.
     await Deno.chmod(runDir, 0o755);
     const pythonPath = options.pythonPath?.length ? options.pythonPath : ["."];
@@ -148,16 +159,16 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
     const env: Record<string, string> = {
       PATH: `${dirname(options.env.python)}:/usr/local/bin:/usr/bin:/bin`,
       LANG: "C.UTF-8",
-      PYTHONDONTWRITEBYTECODE: "1",
       ...options.extraEnv,
+      // (The guard removes the bytecode a tree holds; nothing may write more.)
+      PYTHONDONTWRITEBYTECODE: "1",
       PYTHONPATH: [
         ...pythonPath.map((p) => (p === "." ? tree : join(tree, p))),
         ...(theirs ? [theirs] : []),
       ].join(":"),
     };
     // The secret travels on stdin, which the guard reads and closes before the tree's code runs.
-    const key = [...crypto.getRandomValues(new Uint8Array(32))]
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const key = randomHex(32);
     const settings = JSON.stringify({
       key,
       rootdir: tree,
@@ -169,7 +180,7 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
     });
     let result;
     try {
-      result = await options.sandbox.run([options.env.python, guard], {
+      result = await options.sandbox.run([options.env.python, launcher], {
         workdir: tree,
         writable: [],
         readable: [...options.env.readable, runDir],
