@@ -27,13 +27,45 @@ const COMMENTS =
   /"""[\s\S]*?(?:"""|$(?![\s\S]))|'''[\s\S]*?(?:'''|$(?![\s\S]))|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*/g;
 
 function blankPython(text: string): string {
-  return text.replace(
+  return unaliased(text.replace(
     COMMENTS,
     (m) =>
       m.startsWith("#") || m.startsWith('"""') || m.startsWith("'''")
         ? blankMatches(m, /[\s\S]+/g)
         : m,
-  );
+  ));
+}
+
+/** The modules whose aliases (`import gc as _g`) are read as the module's own name. */
+const WATCHED = new Set([
+  "gc",
+  "sys",
+  "inspect",
+  "traceback",
+  "linecache",
+  "threading",
+  "_thread",
+  "signal",
+  "builtins",
+  "ctypes",
+  "types",
+]);
+
+/**
+ * `_g.get_objects()` read as `gc.get_objects()` where `import gc as _g`: an alias hides no use.
+ * Only lengths within lines change, so every use keeps its line.
+ */
+function unaliased(text: string): string {
+  const aliases = new Map<string, string>();
+  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n]+)/gm)) {
+    for (const part of m[1].split(",")) {
+      const named = /^\s*([\w.]+)\s+as\s+(\w+)\s*$/.exec(part);
+      if (named && WATCHED.has(named[1]) && named[2] !== named[1]) aliases.set(named[2], named[1]);
+    }
+  }
+  if (aliases.size === 0) return text;
+  const pattern = new RegExp(`(?<![\\w.])(${[...aliases.keys()].join("|")})\\.`, "g");
+  return text.replace(pattern, (_m, alias: string) => `${aliases.get(alias)}.`);
 }
 
 /**
