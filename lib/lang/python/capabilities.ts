@@ -87,6 +87,21 @@ function withoutIdiom(rule: CapabilityRule, idiom: RegExp): CapabilityRule {
   };
 }
 
+/**
+ * Rebinding in a file: `setattr(...)`, a code object replaced, an attribute of anything but
+ * `self` or `cls` assigned inside a function, `sys.modules` or `globals()` reached.
+ */
+const REBINDS =
+  /\bsetattr\(|\.__code__[ \t]*=(?!=)|^[ \t]+(?!self\b|cls\b)[A-Za-z_]\w*(?:\.\w+)+[ \t]*=(?!=)|\bsys\.modules\b|\bglobals\(\)/m;
+
+/**
+ * `rule` only in a file that also rebinds something: a thread that only does work of its own is
+ * the package's business; one beside code that swaps functions can change what a test calls.
+ */
+function withRebinding(rule: CapabilityRule): CapabilityRule {
+  return { ...rule, find: (text) => REBINDS.test(text) ? rule.find(text) : [] };
+}
+
 /** Python's capability rules. */
 export const PYTHON_CAPABILITIES: CapabilityRules = {
   files: /\.pyi?$/,
@@ -149,11 +164,11 @@ export const PYTHON_CAPABILITIES: CapabilityRules = {
       "rebinds builtins",
       /\bbuiltins\.\w+[ \t]*=(?!=)|__builtins__[ \t]*(?:\[[^\]\n]*\]|\.\w+)[ \t]*=(?!=)|\bsetattr\([ \t]*(?:builtins|__builtins__)\b|__builtins__(?:\.__dict__)?\.(?:update|__setitem__|setdefault)\(/g,
     ),
-    patternRule(
+    withRebinding(patternRule(
       "threads",
-      "starts threads or timers (code that runs beside the tests and can rebind functions)",
+      "starts a thread or timer beside code that rebinds functions or attributes (code that runs beside the tests and can swap what they call)",
       /\bthreading\.(?:Thread|Timer)\b|\b_thread\.start_new(?:_thread)?\b|^[ \t]*from[ \t]+threading[ \t]+import\b[^\n]*\b(?:Thread|Timer)\b|\bsignal\.(?:setitimer|alarm)\b/gm,
-    ),
+    )),
     patternRule(
       "always-equal",
       "defines __eq__ that returns True whatever it is compared with (an object equal to everything)",
