@@ -27,13 +27,45 @@ const COMMENTS =
   /"""[\s\S]*?(?:"""|$(?![\s\S]))|'''[\s\S]*?(?:'''|$(?![\s\S]))|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*/g;
 
 function blankPython(text: string): string {
-  return text.replace(
+  return unaliased(text.replace(
     COMMENTS,
     (m) =>
       m.startsWith("#") || m.startsWith('"""') || m.startsWith("'''")
         ? blankMatches(m, /[\s\S]+/g)
         : m,
-  );
+  ));
+}
+
+/** The modules whose aliases (`import gc as _g`) are read as the module's own name. */
+const WATCHED = new Set([
+  "gc",
+  "sys",
+  "inspect",
+  "traceback",
+  "linecache",
+  "threading",
+  "_thread",
+  "signal",
+  "builtins",
+  "ctypes",
+  "types",
+]);
+
+/**
+ * `_g.get_objects()` read as `gc.get_objects()` where `import gc as _g`: an alias hides no use.
+ * Only lengths within lines change, so every use keeps its line.
+ */
+function unaliased(text: string): string {
+  const aliases = new Map<string, string>();
+  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n]+)/gm)) {
+    for (const part of m[1].split(",")) {
+      const named = /^\s*([\w.]+)\s+as\s+(\w+)\s*$/.exec(part);
+      if (named && WATCHED.has(named[1]) && named[2] !== named[1]) aliases.set(named[2], named[1]);
+    }
+  }
+  if (aliases.size === 0) return text;
+  const pattern = new RegExp(`(?<![\\w.])(${[...aliases.keys()].join("|")})\\.`, "g");
+  return text.replace(pattern, (_m, alias: string) => `${aliases.get(alias)}.`);
 }
 
 /**
@@ -53,6 +85,21 @@ function withoutIdiom(rule: CapabilityRule, idiom: RegExp): CapabilityRule {
       return rule.find(text).filter((at) => !spans.some(([from, to]) => at >= from && at < to));
     },
   };
+}
+
+/**
+ * Rebinding in a file: `setattr(...)`, a code object replaced, an attribute of anything but
+ * `self` or `cls` assigned inside a function, `sys.modules` or `globals()` reached.
+ */
+const REBINDS =
+  /\bsetattr\(|\.__code__[ \t]*=(?!=)|^[ \t]+(?!self\b|cls\b)[A-Za-z_]\w*(?:\.\w+)+[ \t]*=(?!=)|\bsys\.modules\b|\bglobals\(\)/m;
+
+/**
+ * `rule` only in a file that also rebinds something: a thread that only does work of its own is
+ * the package's business; one beside code that swaps functions can change what a test calls.
+ */
+function withRebinding(rule: CapabilityRule): CapabilityRule {
+  return { ...rule, find: (text) => REBINDS.test(text) ? rule.find(text) : [] };
 }
 
 /** Python's capability rules. */
@@ -117,11 +164,11 @@ export const PYTHON_CAPABILITIES: CapabilityRules = {
       "rebinds builtins",
       /\bbuiltins\.\w+[ \t]*=(?!=)|__builtins__[ \t]*(?:\[[^\]\n]*\]|\.\w+)[ \t]*=(?!=)|\bsetattr\([ \t]*(?:builtins|__builtins__)\b|__builtins__(?:\.__dict__)?\.(?:update|__setitem__|setdefault)\(/g,
     ),
-    patternRule(
+    withRebinding(patternRule(
       "threads",
-      "starts threads or timers (code that runs beside the tests and can rebind functions)",
+      "starts a thread or timer beside code that rebinds functions or attributes (code that runs beside the tests and can swap what they call)",
       /\bthreading\.(?:Thread|Timer)\b|\b_thread\.start_new(?:_thread)?\b|^[ \t]*from[ \t]+threading[ \t]+import\b[^\n]*\b(?:Thread|Timer)\b|\bsignal\.(?:setitimer|alarm)\b/gm,
-    ),
+    )),
     patternRule(
       "always-equal",
       "defines __eq__ that returns True whatever it is compared with (an object equal to everything)",
