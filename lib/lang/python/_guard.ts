@@ -205,7 +205,9 @@ def _guard():
                 own = "/proc/%d/" % _GUARD_PID
                 if path.startswith(_PROC_SELF) or path.startswith(own) or path.startswith("/proc/%d/" % os.getpid()):
                     _tamper("read its own process from /proc", where, path)
-                elif os.path.realpath(path) == _THIS:
+                elif os.path.realpath(path) == _THIS and _tree_frame(innermost=True):
+                    # Only the tree's own open(): inspect.stack() or a formatted traceback reads
+                    # the source of every frame on the stack, the guard's included, for the tree.
                     _tamper("opened the guard", where, path)
             elif event == "os.listdir":
                 path = str(args[0])
