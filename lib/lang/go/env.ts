@@ -108,7 +108,10 @@ export async function prepareGo(
     version: toolchain.version,
     files,
   });
-  const dir = resolve(cache, `go-${key}`);
+  // The manifest names the environment's directories by path: through the real cache, so a cache
+  // reached through a symbolic link (one that is later removed) leaves no dangling paths in it.
+  await Deno.mkdir(cache, { recursive: true });
+  const dir = resolve(await Deno.realPath(cache), `go-${key}`);
   let pending = building.get(dir);
   if (!pending) {
     pending = lockedBuild({ dir, key, toolchain, tree, module: mod.module, signal });
