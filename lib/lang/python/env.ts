@@ -58,6 +58,8 @@ export interface TestEnv extends TestPython {
   pytestImports: string[];
   /** The project file the runtime dependencies came from, or null when none were installed. */
   dependencies: string | null;
+  /** What was used in place of what was asked for, in lines (absent: nothing). */
+  notes?: string[];
 }
 
 /** What shapes an environment (from `[project]` in `bugbout.toml`). */

@@ -13,6 +13,7 @@
 import { dirname, join } from "node:path";
 import { inputsKey } from "../../hash.ts";
 import type { LanguageSpec, ProjectTools, ToolsOptions, ToolsProject } from "../types.ts";
+import { BUILD_LAYOUT, buildTree, materialize, type TreeBuild } from "./build.ts";
 import { ensureTestEnv, envRequest, type TestEnv } from "./env.ts";
 import { HARNESS_KEY } from "./pytest.ts";
 import { pytestRulesIn, PythonRunner, type PythonRunnerEnv, pythonRunnerEnv } from "./runner.ts";
@@ -27,6 +28,17 @@ export function pythonTools(
   options: ToolsOptions & { env?: TestEnv } = {},
 ): ProjectTools {
   const c = project.config;
+  const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<TreeBuild | null> =>
+    // A configured interpreter is used as it is, and install-project = false installs nothing of
+    // the project: no build either.
+    env.kind === "interpreter" || !c.project.installProject ? Promise.resolve(null) : buildTree({
+      tree,
+      source: c.project.source,
+      python: env.python,
+      envKey: env.key,
+      buildsDir: join(project.home, "builds"),
+      signal,
+    });
   let built: Promise<TestEnv> | undefined = options.env ? Promise.resolve(options.env) : undefined;
   const environment = (signal?: AbortSignal) => {
     built ??= ensureTestEnv({ ...envRequest(project, signal), revision: options.revision });
@@ -36,7 +48,7 @@ export function pythonTools(
   };
   return {
     language,
-    key: inputsKey({ harness: HARNESS_KEY, pytestArgs: c.project.pytestArgs }),
+    key: inputsKey({ harness: HARNESS_KEY, build: BUILD_LAYOUT, pytestArgs: c.project.pytestArgs }),
     preparing: "Building the test environment (uv installs the project and its test " +
       "dependencies once; later runs reuse it)...",
     prepare: async (signal) => void await environment(signal),
@@ -46,28 +58,39 @@ export function pythonTools(
         environment(options?.signal),
         pytestRulesIn(tree),
       ]);
+      const build = await treeBuild(tree, testEnv, options?.signal);
       const runner = new PythonRunner({
         rules,
         testsDir: c.project.tests,
         environment: envRequest(project),
         pythonPath: [options?.task?.pythonPath ?? "."],
         pytestArgs: c.project.pytestArgs,
+        build,
       });
-      return { runner, env: pythonRunnerEnv(testEnv) };
+      return { runner, env: pythonRunnerEnv(testEnv, build) };
     },
     async agentEnv(dirs, task, signal) {
+      const testEnv = await environment(signal);
+      const build = await treeBuild(dirs.work, testEnv, signal);
       const { runner, env } = await this.open(dirs.work, { task, signal });
       const python = (env as PythonRunnerEnv).python;
+      // What the build writes into the tree is the build's, not the agent's: gone before capture.
+      const transient = build ? await materialize(build, dirs.work) : [];
       return {
         runner,
-        // The test environment's bin comes first inside, so `python3` means the same thing there.
-        path: [dirname(python)],
+        // The tree's scripts, then the test environment's bin, so `python3` means the same thing
+        // there.
+        path: [...(build?.overlay ? [join(build.overlay, "bin")] : []), dirname(python)],
         readable: [...env.readable],
         writable: [],
         links: [],
-        env: { PYTHONPATH: join(dirs.work, task.pythonPath), PYTHONDONTWRITEBYTECODE: "1" },
+        env: {
+          PYTHONPATH: [join(dirs.work, task.pythonPath), ...(build?.overlay ? [build.overlay] : [])]
+            .join(":"),
+          PYTHONDONTWRITEBYTECODE: "1",
+        },
         testCommand: `python -m pytest -q ${c.project.tests}`,
-        transient: [],
+        transient,
       };
     },
     sharedView: async (signal) => {
