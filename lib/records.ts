@@ -262,6 +262,11 @@ export const oracleSchema = z.object({
    * collects on G and not on B, by collection (`pytest --collect-only` on B's own modules).
    */
   collectedNewTests: z.array(z.string()).optional(),
+  /**
+   * What stood in for what the trees asked (dependencies resolved at HEAD or with today's
+   * versions, a tree that could not be built), one line each; absent when nothing did.
+   */
+  environmentNotes: z.array(z.string()).optional(),
 });
 /** One task's ground truth. */
 export type Oracle = z.infer<typeof oracleSchema>;

@@ -257,7 +257,7 @@ export async function examineAll(
       saved.set(task.id, await readMatrix(project, task.id));
       if (attempts.length === 0) return "no attempts";
       // A tree whose dependencies cannot be installed is this task's trouble (its matrix says so).
-      const env = await tools.envKey(task.parent).catch((error) => {
+      const env = await tools.envKey(task.parent, undefined, { date: task.date }).catch((error) => {
         if (error instanceof BugboutError) return `unprepared: ${describeError(error)}`;
         throw error;
       });

@@ -94,7 +94,11 @@ export async function readOracles(project: Project): Promise<OraclesFile> {
 /** The environment keys of a task's two sides (prepared with the network open, cached). */
 async function inputsOf(tools: ProjectTools, task: Task): Promise<OracleInputs> {
   try {
-    const [B, G] = await Promise.all([tools.envKey(task.parent), tools.envKey(task.commit)]);
+    const at = { date: task.date };
+    const [B, G] = await Promise.all([
+      tools.envKey(task.parent, undefined, at),
+      tools.envKey(task.commit, undefined, at),
+    ]);
     return { envs: { B, G } };
   } catch (error) {
     // A tree whose dependencies cannot be installed is this task's trouble, not the stage's.
@@ -225,6 +229,7 @@ async function oracleOf(
       },
       advice: language.truthAdvice?.(task),
     });
+    const notes = [...new Set([...bSide.env.notes ?? [], ...gSide.env.notes ?? []])];
     const decided = {
       task: task.id,
       inputsKey: context.key,
@@ -232,6 +237,7 @@ async function oracleOf(
       passToPass: truth.passToPass,
       unstable: truth.unstable,
       runs: log.sorted(),
+      ...(notes.length ? { environmentNotes: notes } : {}),
     };
     const newApi = truth.status === "scorable"
       ? await language.newApiNames?.(task, truth.failToPass, b, { B: bTree, G: gTree })

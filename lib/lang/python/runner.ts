@@ -131,8 +131,6 @@ export interface PythonRunnerEnv extends RunnerEnv {
   python: string;
   /** Top-level modules pytest imports for itself (to explain a crash the tree causes). */
   pytestImports: string[];
-  /** What was used in place of what was asked for (a tree that could not be built), in lines. */
-  notes?: string[];
 }
 
 /**

@@ -11,6 +11,10 @@
  */
 
 import { dirname, join } from "node:path";
+import { cachedTree } from "../../checkout.ts";
+import { BugboutError, describeError } from "../../errors.ts";
+import { git } from "../../git.ts";
+import { ensureCommitEnv } from "./commit_env.ts";
 import { inputsKey } from "../../hash.ts";
 import type { LanguageSpec, ProjectTools, ToolsOptions, ToolsProject } from "../types.ts";
 import { BUILD_LAYOUT, buildTree, materialize, type TreeBuild } from "./build.ts";
@@ -28,6 +32,8 @@ export function pythonTools(
   options: ToolsOptions & { env?: TestEnv } = {},
 ): ProjectTools {
   const c = project.config;
+  const commitDate = (commit: string) =>
+    git(["show", "-s", "--format=%cI", commit], { cwd: project.repository });
   const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<TreeBuild | null> =>
     // A configured interpreter is used as it is, and install-project = false installs nothing of
     // the project: no build either.
@@ -46,16 +52,42 @@ export function pythonTools(
     built.catch(() => (built = undefined));
     return built;
   };
+  // Each commit gets what it declares as of its date, unless the environment is given or an
+  // interpreter is to be used as it is.
+  const perCommit = !options.env && !c.project.interpreter;
+  const commitEnvs = new Map<string, Promise<TestEnv>>();
+  const environmentOf = (tree: string, date?: string, signal?: AbortSignal): Promise<TestEnv> => {
+    if (!perCommit) return environment(signal);
+    const at = `${tree}\0${date ?? ""}`;
+    let pending = commitEnvs.get(at);
+    if (!pending) {
+      pending = ensureCommitEnv({ request: envRequest(project, signal), tree, date }).catch(
+        async (error) => {
+          if (!(error instanceof BugboutError)) throw error;
+          const head = await environment(signal);
+          const why = describeError(error).split("\n")[0];
+          return { ...head, notes: [...head.notes ?? [], `Resolved at HEAD: ${why}`] };
+        },
+      );
+      commitEnvs.set(at, pending);
+      pending.catch(() => commitEnvs.delete(at));
+    }
+    return pending;
+  };
   return {
     language,
     key: inputsKey({ harness: HARNESS_KEY, build: BUILD_LAYOUT, pytestArgs: c.project.pytestArgs }),
     preparing: "Building the test environment (uv installs the project and its test " +
       "dependencies once; later runs reuse it)...",
     prepare: async (signal) => void await environment(signal),
-    envKey: async (_commit, signal) => (await environment(signal)).key,
+    envKey: async (commit, signal, at) => {
+      if (!perCommit) return (await environment(signal)).key;
+      const tree = await cachedTree(project.repository, commit, { home: project.home, signal });
+      return (await environmentOf(tree, at?.date ?? await commitDate(commit), signal)).key;
+    },
     open: async (tree, options) => {
       const [testEnv, rules] = await Promise.all([
-        environment(options?.signal),
+        environmentOf(tree, options?.task?.date, options?.signal),
         pytestRulesIn(tree),
       ]);
       const build = await treeBuild(tree, testEnv, options?.signal);
@@ -70,7 +102,7 @@ export function pythonTools(
       return { runner, env: pythonRunnerEnv(testEnv, build) };
     },
     async agentEnv(dirs, task, signal) {
-      const testEnv = await environment(signal);
+      const testEnv = await environmentOf(dirs.work, task.date, signal);
       const build = await treeBuild(dirs.work, testEnv, signal);
       const { runner, env } = await this.open(dirs.work, { task, signal });
       const python = (env as PythonRunnerEnv).python;
