@@ -242,8 +242,12 @@ export type TasksFile = z.infer<typeof tasksFileSchema>;
 export const oracleSchema = z.object({
   task: z.string(),
   inputsKey: z.string(),
-  /** `scorable`: at least one fail-to-pass test; otherwise why not. */
-  status: z.enum(["scorable", "unscorable", "infra-error"]),
+  /**
+   * `scorable`: at least one fail-to-pass test; otherwise why not. `environment`: the environment
+   * could not be built, or the tests could not import what it should hold (kept, like a result,
+   * until `--retry-failed` or a change of its inputs).
+   */
+  status: z.enum(["scorable", "unscorable", "infra-error", "environment"]),
   reason: z.string().optional(),
   failToPass: z.array(z.string()),
   passToPass: z.array(z.string()),

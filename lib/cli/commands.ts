@@ -119,7 +119,8 @@ export const COMMANDS = {
       },
       "retry-failed": {
         type: "boolean",
-        help: "run attempts that ended on a quota or an infrastructure error again",
+        help:
+          "run attempts that ended on a quota or an infrastructure error again, and the ground truth of tasks whose environment failed",
       },
       shard: {
         type: "string",

@@ -177,6 +177,12 @@ export interface TruthAdvice {
   dependencyHint(modules: readonly string[]): string;
   /** A sentence after a failure's line (" A pytest older than 9 runs it..."); "" for none. */
   failureNote(message: string): string;
+  /**
+   * When failures on G say the environment is at fault rather than the task (the project's own
+   * package, or a module its build generates, cannot be imported; its console script is not
+   * there): what, in a sentence; undefined otherwise.
+   */
+  environmentFault?(failures: Readonly<Record<string, string>>): string | undefined;
 }
 
 /** How one of an author's test files holds the author's tests, as {@linkcode TestRunner.readTests} reads it. */

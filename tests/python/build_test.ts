@@ -81,6 +81,27 @@ for (const kind of SANDBOX_KINDS) {
   });
 }
 
+Deno.test("the same task on the bare tree is the environment's fault, not unscorable", async () => {
+  await using tmp = await tempDir();
+  const task = await buildHistory(join(tmp.path, "repo"));
+  const project = await makeProject(
+    join(tmp.path, "root"),
+    join(tmp.path, "repo"),
+    join(tmp.path, "home"),
+    { sandbox: "none", reruns: 2 },
+  );
+  // install-project = false: nothing of the project is installed, so nothing is built.
+  project.config.project.installProject = false;
+  const env = await ensureTestEnv({ ...envRequest(project), envsDir: ENVS_DIR });
+  const { file } = await oracleAll(project, [task], {
+    tools: toolsWith(project, env),
+    sandbox: await sandbox("none"),
+  });
+  const oracle = file.oracles.cli;
+  equal(oracle.status, "environment", oracle.reason);
+  match(oracle.reason ?? "", /cannot import `calc\._version`/);
+});
+
 Deno.test("buildTree() keeps setuptools-scm's version file and the scripts; the tree is untouched", async () => {
   await using tmp = await tempDir();
   const tree = join(tmp.path, "tree");
