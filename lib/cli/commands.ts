@@ -120,7 +120,7 @@ export const COMMANDS = {
       "retry-failed": {
         type: "boolean",
         help:
-          "run attempts that ended on a quota or an infrastructure error again, and the ground truth of tasks whose environment failed",
+          "run again attempts that hit a quota or infrastructure, tasks whose environment failed",
       },
       shard: {
         type: "string",
