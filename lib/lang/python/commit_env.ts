@@ -95,6 +95,17 @@ async function installedPythons(): Promise<PythonChoice[]> {
   return found.sort((a, b) => compare(parts(a.version), parts(b.version)));
 }
 
+let defaultPython: Promise<PythonChoice | undefined> | undefined;
+
+/** uv's own default Python, whatever a tree declares: asked once per process. */
+function uvDefault(tree: string): Promise<PythonChoice | undefined> {
+  defaultPython ??= resolvePython(tree, { python: "any" }).then(
+    (c): PythonChoice => ({ ...c, from: "default" }),
+    () => undefined,
+  );
+  return defaultPython;
+}
+
 /** The interpreter a commit's environment uses, and what stood in for what it asked. */
 export interface CommitPython {
   /** The interpreter. */
@@ -113,11 +124,7 @@ export interface CommitPython {
 export async function commitPython(tree: string, configured?: string): Promise<CommitPython> {
   if (configured) return { choice: await resolvePython(tree, { python: configured }) };
   const declared = await declaredPython(tree);
-  // uv's own default, whatever the tree declares.
-  const fallback = await resolvePython(tree, { python: "any" }).then(
-    (c): PythonChoice => ({ ...c, from: "default" }),
-    () => undefined,
-  );
+  const fallback = await uvDefault(tree);
   const candidates = [...await installedPythons(), ...(fallback ? [fallback] : [])]
     .filter((c) => compare(parts(c.version), OLDEST) >= 0)
     .sort((a, b) => compare(parts(a.version), parts(b.version)));
