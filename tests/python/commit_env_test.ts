@@ -133,3 +133,28 @@ Deno.test("pythonTools() keys and opens each commit's environment; a date nothin
     "ok",
   );
 });
+
+Deno.test("ensureCommitEnv() keeps at most `keep` environments, the least recently used removed", async () => {
+  await using tmp = await tempDir();
+  const repo = join(tmp.path, "repo");
+  const commits = await buildHistory(repo);
+  const home = join(tmp.path, "home");
+  const project = await makeProject(join(tmp.path, "root"), repo, home, { sandbox: "none" });
+  const envsDir = join(tmp.path, "envs");
+  const request = { ...envRequest(project), envsDir };
+  const at = async (commit: string, time: number) =>
+    await ensureCommitEnv({
+      request,
+      tree: await cachedTree(repo, commit, { home }),
+      date: new Date(time * 1000).toISOString(),
+      keep: 1,
+    });
+  await at(commits.old, JAN_2020);
+  const now = await at(commits.now, JAN_2024);
+  const left = [];
+  for await (const entry of Deno.readDir(envsDir)) {
+    if (entry.isDirectory && entry.name.startsWith("at-py")) left.push(join(envsDir, entry.name));
+  }
+  equal(left.length, 1);
+  ok(now.python.startsWith(left[0] + "/"));
+});
