@@ -42,7 +42,8 @@ export function pythonTools(
       source: c.project.source,
       python: env.python,
       envKey: env.key,
-      buildsDir: join(project.home, "builds"),
+      // Beside the environment they are built for: what a sandbox shows of one, it shows of both.
+      buildsDir: join(dirname(env.prefix), "builds"),
       signal,
     });
   let built: Promise<TestEnv> | undefined = options.env ? Promise.resolve(options.env) : undefined;
