@@ -67,6 +67,11 @@ const EXAMINE_RULES = 3;
 
 /** What cross-examining one task needs besides the task. */
 export interface ExamineContext extends Omit<TaskContext, "key" | "slots" | "onRun" | "onStart"> {
+  /**
+   * The matrix's inputs key as the stage computed it, which its reuse check compares with (by
+   * default: from B's environment as opened).
+   */
+  key?: string;
   /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
   slots?: Slots;
   /** Called after every run. */
@@ -155,7 +160,8 @@ export async function examineTask(
   }
   return await examineTrees(project, task, attempts, {
     ...context,
-    inputsKey: matrixInputsKey(project, task, { attempts: [...attempts], env: env.key }, context),
+    inputsKey: context.key ??
+      matrixInputsKey(project, task, { attempts: [...attempts], env: env.key }, context),
     runner,
     env,
     authors,

@@ -34,10 +34,11 @@ export function pythonTools(
   const c = project.config;
   const commitDate = (commit: string) =>
     git(["show", "-s", "--format=%cI", commit], { cwd: project.repository });
+  // A configured interpreter is used as it is, and install-project = false installs nothing of
+  // the project: no build either.
+  const builds = (env: TestEnv) => env.kind !== "interpreter" && c.project.installProject;
   const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<TreeBuild | null> =>
-    // A configured interpreter is used as it is, and install-project = false installs nothing of
-    // the project: no build either.
-    env.kind === "interpreter" || !c.project.installProject ? Promise.resolve(null) : buildTree({
+    !builds(env) ? Promise.resolve(null) : buildTree({
       tree,
       source: c.project.source,
       python: env.python,
@@ -81,10 +82,18 @@ export function pythonTools(
     preparing: "Building the test environment (uv installs the project and its test " +
       "dependencies once; later runs reuse it)...",
     prepare: async (signal) => void await environment(signal),
+    // The key open() gives the tree at `commit`: its environment's and, when the tree is built,
+    // its build's (a stage's saved result made on a tree built otherwise does not stand).
     envKey: async (commit, signal, at) => {
-      if (!perCommit) return (await environment(signal)).key;
+      if (!perCommit) {
+        const shared = await environment(signal);
+        if (!builds(shared)) return shared.key;
+      }
       const tree = await cachedTree(project.repository, commit, { home: project.home, signal });
-      return (await environmentOf(tree, at?.date ?? await commitDate(commit), signal)).key;
+      const testEnv = perCommit
+        ? await environmentOf(tree, at?.date ?? await commitDate(commit), signal)
+        : await environment(signal);
+      return pythonRunnerEnv(testEnv, await treeBuild(tree, testEnv, signal)).key;
     },
     open: async (tree, options) => {
       const [testEnv, rules] = await Promise.all([
