@@ -211,6 +211,7 @@ export class Bout {
       const result = await oracleAll(project, selected, {
         ...shared,
         only: options.tasks,
+        retryFailed: options.retryFailed,
         onProgress: (event) => emit({ kind: "tasks", stage: "oracle", event }),
       });
       return [result, result.summary];

@@ -242,8 +242,12 @@ export type TasksFile = z.infer<typeof tasksFileSchema>;
 export const oracleSchema = z.object({
   task: z.string(),
   inputsKey: z.string(),
-  /** `scorable`: at least one fail-to-pass test; otherwise why not. */
-  status: z.enum(["scorable", "unscorable", "infra-error"]),
+  /**
+   * `scorable`: at least one fail-to-pass test; otherwise why not. `environment`: the environment
+   * could not be built, or the tests could not import what it should hold (kept, like a result,
+   * until `--retry-failed` or a change of its inputs).
+   */
+  status: z.enum(["scorable", "unscorable", "infra-error", "environment"]),
   reason: z.string().optional(),
   failToPass: z.array(z.string()),
   passToPass: z.array(z.string()),
@@ -262,6 +266,11 @@ export const oracleSchema = z.object({
    * collects on G and not on B, by collection (`pytest --collect-only` on B's own modules).
    */
   collectedNewTests: z.array(z.string()).optional(),
+  /**
+   * What stood in for what the trees asked (dependencies resolved at HEAD or with today's
+   * versions, a tree that could not be built), one line each; absent when nothing did.
+   */
+  environmentNotes: z.array(z.string()).optional(),
 });
 /** One task's ground truth. */
 export type Oracle = z.infer<typeof oracleSchema>;

@@ -26,6 +26,7 @@ Deno.test("bench/ holds the benches this test knows to expect", () => {
   for (
     const name of [
       "channel.ts",
+      "env.ts",
       "ground_truth.ts",
       "guard.ts",
       "matrix.ts",

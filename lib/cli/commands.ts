@@ -119,7 +119,8 @@ export const COMMANDS = {
       },
       "retry-failed": {
         type: "boolean",
-        help: "run attempts that ended on a quota or an infrastructure error again",
+        help:
+          "run again attempts that hit a quota or infrastructure, tasks whose environment failed",
       },
       shard: {
         type: "string",

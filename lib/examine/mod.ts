@@ -75,6 +75,11 @@ const EXAMINE_RULES = 3;
 
 /** What cross-examining one task needs besides the task. */
 export interface ExamineContext extends Omit<TaskContext, "key" | "slots" | "onRun" | "onStart"> {
+  /**
+   * The matrix's inputs key as the stage computed it, which its reuse check compares with (by
+   * default: from B's environment as opened).
+   */
+  key?: string;
   /** Bounds runs across tasks; by default `[run] jobs` for this task alone. */
   slots?: Slots;
   /** Called after every run. */
@@ -168,7 +173,8 @@ export async function examineTask(
   }
   return await examineTrees(project, task, attempts, {
     ...context,
-    inputsKey: matrixInputsKey(project, task, { attempts: [...attempts], env: env.key }, context),
+    inputsKey: context.key ??
+      matrixInputsKey(project, task, { attempts: [...attempts], env: env.key }, context),
     runner,
     env,
     authors,
@@ -278,7 +284,7 @@ export async function examineAll(
       saved.set(task.id, await readMatrix(project, task.id));
       if (attempts.length === 0) return "no attempts";
       // A tree whose dependencies cannot be installed is this task's trouble (its matrix says so).
-      const env = await tools.envKey(task.parent).catch((error) => {
+      const env = await tools.envKey(task.parent, undefined, { date: task.date }).catch((error) => {
         if (error instanceof BugboutError) return `unprepared: ${describeError(error)}`;
         throw error;
       });

@@ -47,6 +47,8 @@ export interface RunnerEnv {
   env: Record<string, string>;
   /** One line for a person: what was found and used ("go1.26.0, 14 modules", "npm, vitest 3.2"). */
   describe: string;
+  /** What stood in for what was asked (resolved at HEAD, a tree not built), in lines. */
+  notes?: string[];
 }
 
 /** One changed file of a patch, as {@linkcode TestRunner.patchFlags} reads it. */
@@ -182,6 +184,12 @@ export interface TruthAdvice {
   dependencyHint(modules: readonly string[]): string;
   /** A sentence after a failure's line (" A pytest older than 9 runs it..."); "" for none. */
   failureNote(message: string): string;
+  /**
+   * When failures on G say the environment is at fault rather than the task (the project's own
+   * package, or a module its build generates, cannot be imported; its console script is not
+   * there): what, in a sentence; undefined otherwise.
+   */
+  environmentFault?(failures: Readonly<Record<string, string>>): string | undefined;
 }
 
 /** How one of an author's test files holds the author's tests, as {@linkcode TestRunner.readTests} reads it. */
@@ -418,8 +426,11 @@ export interface TestRunner {
   >;
 }
 
-/** Where a task's package and import path lie in its trees (`.` for the whole tree). */
-export type TreePlace = Pick<Task, "packageDir" | "pythonPath">;
+/**
+ * Where a task's package and import path lie in its trees (`.` for the whole tree), and the date
+ * its trees' dependencies are resolved as of (the fix's; absent: today).
+ */
+export type TreePlace = Pick<Task, "packageDir" | "pythonPath"> & Partial<Pick<Task, "date">>;
 
 /**
  * What a language's tools need of a project: its repository, `BUGBOUT_HOME`, and the `[project]`
@@ -496,7 +507,7 @@ export interface ProjectTools {
    * the network open and cached, so that a later {@linkcode open} of that tree is quick), or the
    * project's when every tree shares one.
    */
-  envKey(commit: string, signal?: AbortSignal): Promise<string>;
+  envKey(commit: string, signal?: AbortSignal, at?: { date?: string }): Promise<string>;
   /**
    * The runner and prepared environment of `tree`; `task` says where its package and import path
    * lie (a Python task's `packageDir` and `pythonPath`).

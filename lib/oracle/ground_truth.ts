@@ -15,8 +15,11 @@ import { plural } from "../words.ts";
 
 /** What the runs of one task say. */
 export interface GroundTruth {
-  /** `scorable` when at least one stable test goes from failing to passing. */
-  status: "scorable" | "unscorable" | "infra-error";
+  /**
+   * `scorable` when at least one stable test goes from failing to passing; `environment` when
+   * G's failures show the environment at fault (see `TruthAdvice.environmentFault`).
+   */
+  status: "scorable" | "unscorable" | "infra-error" | "environment";
   /** Why the task is not scorable, in words. */
   reason?: string;
   /** Tests that fail on B (or are missing there) and pass on G, sorted. */
@@ -101,6 +104,24 @@ export interface GroundTruthOptions {
 
 /** Decide a task's ground truth from its runs on B and on G. */
 export function groundTruth(
+  b: RepeatedRuns,
+  g: RepeatedRuns,
+  options: GroundTruthOptions,
+): GroundTruth {
+  const truth = decide(b, g, options);
+  if (truth.status !== "unscorable" || !options.advice?.environmentFault) return truth;
+  // A task is unscorable for what it is, never for what the environment lacks.
+  const failures: Record<string, string> = {};
+  for (const run of g.runs) {
+    Object.assign(failures, run.failures ?? {});
+    if (run.message) failures[""] = run.message;
+  }
+  const fault = options.advice.environmentFault(failures);
+  if (!fault) return truth;
+  return { ...truth, status: "environment", reason: `environment: ${fault}. ${truth.reason}` };
+}
+
+function decide(
   b: RepeatedRuns,
   g: RepeatedRuns,
   options: GroundTruthOptions,

@@ -64,7 +64,10 @@ export const ORACLES_FILE = "oracles.json";
 const ORACLE_RULES = 3;
 
 /** Options for {@linkcode oracleAll}. */
-export type OracleOptions = StageOptions<Oracle>;
+export type OracleOptions = StageOptions<Oracle> & {
+  /** Compute again the tasks whose environment failed (`environment`), not only those new. */
+  retryFailed?: boolean;
+};
 
 /** What the ground-truth stage did. */
 export interface OracleStage {
@@ -94,7 +97,11 @@ export async function readOracles(project: Project): Promise<OraclesFile> {
 /** The environment keys of a task's two sides (prepared with the network open, cached). */
 async function inputsOf(tools: ProjectTools, task: Task): Promise<OracleInputs> {
   try {
-    const [B, G] = await Promise.all([tools.envKey(task.parent), tools.envKey(task.commit)]);
+    const at = { date: task.date };
+    const [B, G] = await Promise.all([
+      tools.envKey(task.parent, undefined, at),
+      tools.envKey(task.commit, undefined, at),
+    ]);
     return { envs: { B, G } };
   } catch (error) {
     // A tree whose dependencies cannot be installed is this task's trouble, not the stage's.
@@ -139,7 +146,8 @@ export async function oracleAll(
     inputs: (task, tools) => inputsOf(tools, task),
     key: (task, inputs, tools) => oracleInputsKey(project, task, inputs, tools),
     saved: (task) => file.oracles[task.id],
-    reusable: (saved) => saved.status !== "infra-error",
+    reusable: (saved) =>
+      saved.status !== "infra-error" && !(options.retryFailed && saved.status === "environment"),
     run: (task, inputs, context) => oracleOf(project, task, inputs, context),
     save: (_, oracle) => {
       file.oracles[oracle.task] = oracle;
@@ -182,7 +190,7 @@ async function oracleOf(
   const blank = blankOracle(task, context.key, log);
   if ("error" in inputs) {
     const error = inputs.error.replace(/^Cannot prepare the test environment: /, "");
-    return blank("infra-error", `Cannot prepare the test environment: ${error}`);
+    return blank("environment", `Cannot prepare the test environment: ${error}`);
   }
   try {
     const home = { home: project.home, signal };
@@ -225,6 +233,7 @@ async function oracleOf(
       },
       advice: language.truthAdvice?.(task),
     });
+    const notes = [...new Set([...bSide.env.notes ?? [], ...gSide.env.notes ?? []])];
     const decided = {
       task: task.id,
       inputsKey: context.key,
@@ -232,6 +241,7 @@ async function oracleOf(
       passToPass: truth.passToPass,
       unstable: truth.unstable,
       runs: log.sorted(),
+      ...(notes.length ? { environmentNotes: notes } : {}),
     };
     const newApi = truth.status === "scorable"
       ? await language.newApiNames?.(task, truth.failToPass, b, { B: bTree, G: gTree })
@@ -248,6 +258,13 @@ async function oracleOf(
     };
   } catch (error) {
     if (error instanceof InterruptedError || signal?.aborted) throw new InterruptedError();
+    // A tree's environment that cannot be made (its dependencies, its build) says what to fix.
+    if (error instanceof BugboutError && /environment/i.test(error.message)) {
+      return blank(
+        "environment",
+        describeError(error) + (error.hint ? `\nhint: ${error.hint}` : ""),
+      );
+    }
     return blank("infra-error", `Infrastructure error: ${describeError(error)}`);
   }
 }

@@ -45,7 +45,7 @@ export function discovery(ctx: Context): Discovery {
       ? "new-api"
       : oracle?.status === "unscorable"
       ? "unscorable"
-      : oracle?.status === "infra-error"
+      : oracle?.status === "infra-error" || oracle?.status === "environment"
       ? "infra-error"
       : gate && (gate.emptyResolves || !gate.goldResolves)
       ? "sanity"

@@ -89,7 +89,7 @@ export async function scoreAll(
         verdict: verdicts[task.id],
         attempts: await readAttempts(project, task.id),
         // A tree whose dependencies cannot be installed is scored as an infrastructure error.
-        env: await tools.envKey(task.parent).catch((error) => {
+        env: await tools.envKey(task.parent, undefined, { date: task.date }).catch((error) => {
           if (error instanceof BugboutError) return `unprepared: ${describeError(error)}`;
           throw error;
         }),

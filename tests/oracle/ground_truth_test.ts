@@ -136,3 +136,31 @@ Deno.test("mergeRepeats() and groundTruth() handle tens of thousands of test ids
   const truth = groundTruth(b, g, PY);
   equal(truth.failToPass.length, 60_000);
 });
+
+Deno.test("groundTruth() blames the environment when G cannot import the project's own modules or run its script", () => {
+  const advice = pythonTruthAdvice("calc");
+  const options = { runner: "pytest", advice };
+  const b = twice({ "tests/test_cli.py": "error" });
+  const missing = twice({ "tests/test_cli.py": "error" }, {
+    failures: { "tests/test_cli.py": "ModuleNotFoundError: No module named 'calc._version'" },
+  });
+  const own = groundTruth(b, missing, options);
+  equal(own.status, "environment");
+  match(own.reason ?? "", /^environment: the tests cannot import `calc\._version`.*built\?/);
+  const script = twice({ "tests/test_cli.py::test_add": "failed" }, {
+    failures: {
+      "tests/test_cli.py::test_add":
+        "FileNotFoundError: [Errno 2] No such file or directory: 'calc-add'",
+    },
+  });
+  const noScript = groundTruth(twice({ "tests/test_cli.py::test_add": "failed" }), script, options);
+  equal(noScript.status, "environment");
+  match(noScript.reason ?? "", /`calc-add`.*console script/);
+  // A third-party module nobody declared is the task's (or the configuration's) trouble.
+  const other = twice({ "tests/test_cli.py": "error" }, {
+    failures: { "tests/test_cli.py": "ModuleNotFoundError: No module named 'sh'" },
+  });
+  const undeclared = groundTruth(b, other, options);
+  equal(undeclared.status, "unscorable");
+  match(undeclared.reason ?? "", /Add "sh" to \[project\] test-dependencies/);
+});

@@ -148,7 +148,7 @@ Deno.test("ground truth of the node --test fixture: fail-to-pass as the fixture 
   await secondRunReuses(project, tasks, stage.file.oracles);
 });
 
-Deno.test("a task whose tree cannot be prepared is that task's infrastructure error, not the stage's, and is not reused", async () => {
+Deno.test("a task whose tree cannot be prepared is that task's environment outcome, not the stage's, kept until --retry-failed", async () => {
   await using tmp = await tempDir("bugbout-oracle-go-broken-");
   const repo = new RepoBuilder();
   const files = (fixed: boolean) => ({
@@ -190,11 +190,13 @@ Deno.test("a task whose tree cannot be prepared is that task's infrastructure er
   equal(stage.file.oracles["issue-1"].status, "scorable", stage.file.oracles["issue-1"].reason);
   deepEqual(stage.file.oracles["issue-1"].failToPass, ["./TestV"]);
   const broken = stage.file.oracles["issue-2"];
-  equal(broken.status, "infra-error");
+  equal(broken.status, "environment");
   match(broken.reason ?? "", /Cannot prepare the test environment: .*go 9\.99/);
-  const events: TaskProgress<Oracle>[] = [];
-  await oracleAll(project, tasks, { onProgress: (e) => events.push(e) });
-  deepEqual(events.filter((e) => e.event === "start").map((e) => "task" in e && e.task), [
-    "issue-2",
-  ]);
+  const starts = async (retryFailed: boolean) => {
+    const events: TaskProgress<Oracle>[] = [];
+    await oracleAll(project, tasks, { retryFailed, onProgress: (e) => events.push(e) });
+    return events.filter((e) => e.event === "start").map((e) => "task" in e && e.task);
+  };
+  deepEqual(await starts(false), []);
+  deepEqual(await starts(true), ["issue-2"]);
 });

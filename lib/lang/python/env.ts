@@ -58,6 +58,8 @@ export interface TestEnv extends TestPython {
   pytestImports: string[];
   /** The project file the runtime dependencies came from, or null when none were installed. */
   dependencies: string | null;
+  /** What was used in place of what was asked for, in lines (absent: nothing). */
+  notes?: string[];
 }
 
 /** What shapes an environment (from `[project]` in `bugbout.toml`). */
@@ -244,7 +246,7 @@ async function uvTestEnv(request: EnvRequest): Promise<TestEnv> {
   const dir = resolve(request.envsDir ?? join(request.home, "envs"), `py${choice.version}-${key}`);
   let pending = building.get(dir);
   if (!pending) {
-    pending = lockedBuild(dir, key, choice, request, tree, file);
+    pending = lockedBuild(dir, () => build(dir, key, choice, request, tree, file));
     building.set(dir, pending);
     pending.catch(() => building.delete(dir));
   }
@@ -275,14 +277,7 @@ async function readManifest(dir: string): Promise<TestEnv | undefined> {
   }
 }
 
-async function lockedBuild(
-  dir: string,
-  key: string,
-  choice: PythonChoice,
-  request: EnvRequest,
-  tree: string,
-  file: string | null,
-): Promise<TestEnv> {
+async function lockedBuild(dir: string, make: () => Promise<TestEnv>): Promise<TestEnv> {
   const ready = await readManifest(dir);
   if (ready) return ready;
   await Deno.mkdir(dirname(dir), { recursive: true });
@@ -294,7 +289,7 @@ async function lockedBuild(
     if (built) return built;
     await removeIfExists(dir);
     try {
-      return await build(dir, key, choice, request, tree, file);
+      return await make();
     } catch (error) {
       await removeIfExists(dir);
       throw error;
@@ -330,6 +325,7 @@ async function build(
   request: EnvRequest,
   tree: string,
   file: string | null,
+  pinned?: string,
 ): Promise<TestEnv> {
   const venv = await uv(["venv", "--quiet", "--no-project", "--python", choice.path, dir], {
     cwd: dirname(dir),
@@ -348,14 +344,20 @@ async function build(
   // Building a project's metadata may write into its tree (`*.egg-info`): use a scratch copy.
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-deps-" });
   try {
-    const args = ["pip", "install", "--python", python, ...request.testDependencies];
-    if (file !== null) {
+    const args = ["pip", "install", "--python", python];
+    if (pinned !== undefined) {
+      await Deno.writeTextFile(join(scratch, "pinned.txt"), pinned);
+      args.push("-r", join(scratch, "pinned.txt"));
+    } else args.push(...request.testDependencies);
+    if (file !== null && pinned === undefined) {
       await copyTree(tree, join(scratch, "tree"), request.signal);
       args.push("-r", join(scratch, "tree", file));
     }
     const install = await uv(args, { cwd: request.cwd ?? scratch, signal: request.signal });
     if (install.code !== 0) {
-      const what = file === null
+      const what = pinned !== undefined
+        ? "the dependencies resolved for this commit"
+        : file === null
         ? "the test dependencies"
         : `the test dependencies and the project's runtime dependencies (declared in ${file})`;
       throw new BugboutError(
@@ -390,10 +392,53 @@ async function build(
   };
   await writeJsonAtomic(join(dir, MANIFEST), {
     ...env,
+    ...(pinned !== undefined ? { pinned } : {}),
     layout: ENV_LAYOUT,
     testDependencies: request.testDependencies,
     created: new Date().toISOString(),
   });
+  return env;
+}
+
+/** What {@linkcode ensurePinnedEnv} builds: an exact requirement set for one interpreter. */
+export interface PinnedRequest {
+  /** The request it stands in for (home, where environments live, cwd, signal). */
+  request: EnvRequest;
+  /** The interpreter. */
+  choice: PythonChoice;
+  /** The resolved requirements, one pinned line each (`uv pip compile`'s output). */
+  pinned: string;
+  /** The packaging file the runtime dependencies came from, or null. */
+  dependencies: string | null;
+}
+
+/**
+ * The environment of an exact requirement set, shared by every commit that resolves to the same
+ * set with the same interpreter: built on first use (under the same lock as
+ * {@linkcode ensureTestEnv}'s), reused afterwards.
+ */
+export async function ensurePinnedEnv(p: PinnedRequest): Promise<TestEnv> {
+  const python = (await realPathIfExists(p.choice.path)) ?? p.choice.path;
+  const key = inputsKey({
+    layout: ENV_LAYOUT,
+    python,
+    version: p.choice.version,
+    pinned: p.pinned,
+  });
+  const home = p.request.envsDir ?? join(p.request.home, "envs");
+  const dir = resolve(home, `at-py${p.choice.version}-${key}`);
+  let pending = building.get(dir);
+  if (!pending) {
+    const file = p.dependencies;
+    pending = lockedBuild(dir, () => build(dir, key, p.choice, p.request, "", file, p.pinned))
+      .then((env) => ({ ...env, dependencies: file }));
+    building.set(dir, pending);
+    pending.then(() => building.delete(dir), () => building.delete(dir));
+  }
+  const env = await pending;
+  // Last use decides which environments a bound on their number keeps.
+  const now = new Date();
+  await Deno.utime(join(dir, MANIFEST), now, now).catch(() => {});
   return env;
 }
 

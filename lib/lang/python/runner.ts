@@ -34,6 +34,7 @@
  */
 
 import { join } from "node:path";
+import { inputsKey } from "../../hash.ts";
 import { BugboutError } from "../../errors.ts";
 import { readTextIfExists } from "../../fs.ts";
 import { under } from "../shared.ts";
@@ -52,6 +53,7 @@ import type {
   TestRunner,
 } from "../types.ts";
 import { changedTests as compareModules } from "./changed_tests.ts";
+import { buildVariables, materialize, type TreeBuild } from "./build.ts";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "./env.ts";
 import { compareOutlines, outlineTests } from "./outline.ts";
 import { runPytest, targetFile } from "./pytest.ts";
@@ -133,18 +135,34 @@ export interface PythonRunnerEnv extends RunnerEnv {
   pytestImports: string[];
 }
 
-/** A project's {@linkcode TestEnv} as the interface's environment. */
-export function pythonRunnerEnv(env: TestEnv): PythonRunnerEnv {
+/**
+ * A project's {@linkcode TestEnv} as the interface's environment; with `build`, a tree's build's
+ * overlay (its scripts on `PATH`, its metadata on `PYTHONPATH` after the tree) is part of it.
+ */
+export function pythonRunnerEnv(env: TestEnv, build?: TreeBuild | null): PythonRunnerEnv {
+  const notes = [...env.notes ?? [], ...(build?.note ? [build.note] : [])];
   return {
-    key: env.key,
-    readable: [...env.readable],
-    env: {},
+    key: build
+      ? inputsKey({ env: env.key, build: build.key, built: build.overlay !== null })
+      : env.key,
+    readable: [...env.readable, ...(build?.overlay ? [build.dir] : [])],
+    env: buildVariables(build ?? null, env.python),
     describe: `Python ${env.version}, pytest ${env.pytestVersion}${
       env.kind === "interpreter" ? ` (${env.python})` : ""
-    }`,
+    }${build ? (build.overlay ? ", tree built" : ", tree not built") : ""}`,
     python: env.python,
     pytestImports: [...env.pytestImports],
+    ...(notes.length ? { notes } : {}),
   };
+}
+
+/** `[project] env` over the environment's variables, `PYTHONPATH` joined rather than replaced. */
+function variables(
+  env: Record<string, string> | undefined,
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  const joined = [extra?.PYTHONPATH, env?.PYTHONPATH].filter(Boolean).join(":");
+  return { ...env, ...extra, ...(joined ? { PYTHONPATH: joined } : {}) };
 }
 
 /** How a {@linkcode PythonRunner} is made. */
@@ -159,6 +177,8 @@ export interface PythonRunnerOptions {
   pythonPath?: readonly string[];
   /** `[project] pytest-args`. */
   pytestArgs?: readonly string[];
+  /** The build of the tree the runner was opened on: its generated files go into every run's tree. */
+  build?: TreeBuild | null;
 }
 
 /** pytest, as a {@linkcode TestRunner}; see the module's documentation. */
@@ -360,6 +380,7 @@ export class PythonRunner implements TestRunner {
     if (typeof env.python !== "string") {
       throw new TypeError("PythonRunner.run() needs the environment its prepare() made");
     }
+    if (this.#options.build) await materialize(this.#options.build, options.tree);
     await besidePackages(options.tree, options.groups);
     const result = await runPytest({
       sandbox: options.sandbox,
@@ -372,7 +393,7 @@ export class PythonRunner implements TestRunner {
       observe: options.observe,
       pythonPath: this.#options.pythonPath,
       pytestArgs: this.#options.pytestArgs,
-      extraEnv: { ...env.env, ...options.extraEnv },
+      extraEnv: variables(env.env, options.extraEnv),
       timeoutMs: options.timeoutMs,
       memoryMb: options.memoryMb,
       deny: options.deny,
@@ -390,6 +411,7 @@ export class PythonRunner implements TestRunner {
     if (typeof env.python !== "string") {
       throw new TypeError("PythonRunner.collect() needs the environment its prepare() made");
     }
+    if (this.#options.build) await materialize(this.#options.build, options.tree);
     return await runPytest({
       sandbox: options.sandbox,
       env: { python: env.python, readable: env.readable ?? [], pytestImports: env.pytestImports },
@@ -397,7 +419,7 @@ export class PythonRunner implements TestRunner {
       targets: options.files,
       pythonPath: this.#options.pythonPath,
       pytestArgs: [...this.#options.pytestArgs ?? [], "--collect-only"],
-      extraEnv: { ...env.env, ...options.extraEnv },
+      extraEnv: variables(env.env, options.extraEnv),
       timeoutMs: options.timeoutMs,
       memoryMb: options.memoryMb,
       deny: options.deny,

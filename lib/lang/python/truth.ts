@@ -62,6 +62,35 @@ function failureNote(message: string): string {
 }
 
 /**
+ * The environment's fault in failures, if they show one: a module of the package itself that
+ * cannot be imported (`calc._version`, which a build generates), or a command that is not there
+ * (`FileNotFoundError` for a bare name: the project's console script). Pure.
+ */
+export function environmentFault(
+  failures: Readonly<Record<string, string>>,
+  packageName?: string,
+): string | undefined {
+  const own = packageName === undefined
+    ? []
+    : missingModules(failures).filter((m) => m === packageName || m.startsWith(`${packageName}.`));
+  if (own.length) {
+    return `the tests cannot import ${
+      own.map((m) => `\`${m}\``).join(", ")
+    }, the project's own (built? a module generated at build time is missing from the tree)`;
+  }
+  for (const message of Object.values(failures)) {
+    const command = message.match(
+      /FileNotFoundError: \[Errno 2\] No such file or directory: ['"]([\w.-]+)['"]/,
+    );
+    if (command) {
+      return `the tests run \`${command[1]}\`, which the environment does not have (the ` +
+        "project's console script? it exists once the project is installed)";
+    }
+  }
+  return undefined;
+}
+
+/**
  * Python's advice for ground truth's reasons; `packageName` is the package's import name, whose
  * own modules are never a missing dependency.
  */
@@ -70,6 +99,7 @@ export function pythonTruthAdvice(packageName?: string): TruthAdvice {
     missingModules,
     dependencyHint: (modules) => dependencyHint(modules, packageName),
     failureNote,
+    environmentFault: (failures) => environmentFault(failures, packageName),
   };
 }
 
