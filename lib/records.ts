@@ -705,6 +705,11 @@ export const resolutionSchema = z.object({
     goldResolves: z.boolean(),
     /** What each hidden test saw of the real fix's code (where the runner observes). */
     goldObserved: z.record(z.string(), z.array(observationSchema)).optional(),
+    /**
+     * What B's own run of the hidden tests was worth a look for (what, and the file), so that a
+     * patch is not flagged for what the project's code does anyway.
+     */
+    baseNoticed: z.array(z.string()).optional(),
   }).optional(),
   patches: z.record(z.string(), patchScoreSchema),
   evidence: z.record(

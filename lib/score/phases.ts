@@ -128,6 +128,8 @@ interface Scoring {
   targets: string[];
   /** What the hidden tests saw of the real fix's code (set by the sanity gates). */
   goldObserved?: Record<string, Observation[]>;
+  /** What B's own run was worth a look for ({@linkcode noticedKey}; set by the sanity gates). */
+  baseNoticed?: ReadonlySet<string>;
   /** B's package, read once: what the capability review compares each patch with. */
   baseline: () => Promise<PackageBaseline>;
 }
@@ -275,6 +277,7 @@ async function sanityGates(
   if (previous?.sanity && s.reuse.unitStands("sanity", s.hidden)) {
     s.reuse.unit("sanity", s.hidden);
     s.goldObserved = previous.sanity.goldObserved;
+    s.baseNoticed = new Set(previous.sanity.baseNoticed ?? []);
     const failed = previous.sanity.emptyResolves || !previous.sanity.goldResolves;
     return { gates: previous.sanity, ...(failed ? { reason: previous.reason } : {}) };
   }
@@ -291,10 +294,13 @@ async function sanityGates(
     }),
   ]);
   s.goldObserved = gold.observed;
+  const baseNoticed = [...new Set((empty.suspect ?? []).map(noticedKey))].sort();
+  s.baseNoticed = new Set(baseNoticed);
   const gates = {
     emptyResolves: empty.outcome === "resolved",
     goldResolves: gold.outcome === "resolved",
     ...(gold.observed ? { goldObserved: gold.observed } : {}),
+    ...(baseNoticed.length ? { baseNoticed } : {}),
   };
   s.reuse.unit("sanity", s.hidden);
   if (gates.emptyResolves) {
@@ -379,7 +385,11 @@ async function scorePatch(
   const { suspect, observed: _, ...score } = await scoreTree(s, tree.dir, name, true);
   const noticed = [
     ...(score.tampering ?? []).map((e) => `tampered with the grading: ${describeEvent(e)}`),
-    ...(suspect ?? []).map((e) => `worth a look: ${describeEvent(e)}`),
+    // What B's own code does on the same tests (a project that walks frames itself) is the
+    // project's, not the patch's.
+    ...(suspect ?? []).filter((e) => !s.baseNoticed?.has(noticedKey(e))).map((e) =>
+      `worth a look: ${describeEvent(e)}`
+    ),
   ];
   return suspectOf({ ...score, ...named, flags: [...new Set([...named.flags, ...noticed])] });
 }
@@ -393,6 +403,11 @@ function suspectOf(score: Resolution["patches"][string]): Resolution["patches"][
   return score.suspect?.length && score.outcome === "resolved"
     ? { ...score, outcome: "suspect" }
     : score;
+}
+
+/** A runtime "worth a look" event by what it was and the file it came from (its line aside). */
+function noticedKey(e: GuardEvent): string {
+  return `${e.what}\0${e.where.replace(/:\d+$/, "")}`;
 }
 
 /** `make`, called the first time only. */
