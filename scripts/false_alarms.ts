@@ -61,15 +61,20 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
 
 /** The agent: apply the one real fix whose pre-image matches the checkout. */
 const AGENT = `
-import hashlib, os, re, subprocess, sys
-patches, workdir = sys.argv[1], sys.argv[2]
+import hashlib, json, os, re, subprocess, sys
+patches, workdir, prompt = sys.argv[1], sys.argv[2], open(sys.argv[3], encoding="utf-8").read()
+statements = json.load(open(os.path.join(patches, "statements.json"), encoding="utf-8"))
 def blob(path):
     try:
         data = open(path, "rb").read()
     except FileNotFoundError:
         return "0" * 40
     return hashlib.sha1(b"blob %d\\0" % len(data) + data).hexdigest()
-for name in sorted(os.listdir(patches)):
+# The task's own fix: its statement is in the prompt, and its pre-image is the checkout (another
+# task's fix may touch only files this checkout has unchanged).
+for name in sorted(os.listdir(patches), key=lambda n: -len(statements.get(n, ""))):
+    if not name.endswith(".diff") or statements.get(name, "\\0") not in prompt:
+        continue
     text = open(os.path.join(patches, name), encoding="utf-8", errors="surrogateescape").read()
     pre = re.findall(r"^diff --git a/(.+?) b/.+?\\n(?:.*\\n)*?index ([0-9a-f]{40})\\.\\.", text, re.M)
     if pre and all(blob(os.path.join(workdir, p)) == sha for p, sha in pre):
@@ -110,7 +115,9 @@ try {
   await write([]);
   await bugbout(bout, "tasks");
   const listed = JSON.parse(await Deno.readTextFile(join(bout, ".bugbout", "tasks.json")));
-  const found: { id: string; commit: string; parent: string }[] = listed.tasks ?? listed;
+  const found: { id: string; commit: string; parent: string; statement: string }[] = listed.tasks ??
+    listed;
+  const statements: Record<string, string> = {};
   for (const task of found) {
     // Only what the agent could write counts: the fix's source part, never its tests.
     const files = await git(
@@ -138,11 +145,13 @@ try {
       ...source,
     );
     await Deno.writeTextFile(join(patches, `${task.id}.diff`), diff);
+    statements[`${task.id}.diff`] = task.statement.trim();
   }
+  await Deno.writeTextFile(join(patches, "statements.json"), JSON.stringify(statements));
   await write([{
     agent: "command",
     name: "real-fix",
-    command: ["python3", join(agentDir, "real_fix.py"), patches, "{workdir}"],
+    command: ["python3", join(agentDir, "real_fix.py"), patches, "{workdir}", "{prompt_file}"],
   }]);
   await bugbout(bout, "run");
   const report = JSON.parse(await bugbout(bout, "report", "--format", "json"));
@@ -172,7 +181,7 @@ try {
       }
     }
   }
-  console.log(`false alarms on real fixes: ${projectDir}`);
+  console.log(`false alarms on real fixes: ${projectDir} (${found.length} tasks)`);
   for (const row of rows) console.log(`  ${row}`);
   console.log(
     `real fixes scored: ${patchesScored}; flagged or not resolved: ${alarms.length}`,
