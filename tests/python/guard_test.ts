@@ -12,33 +12,8 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import type { PytestOptions } from "../../lib/lang/python/pytest.ts";
 import { runPytest } from "../../lib/lang/python/pytest.ts";
-import type { TestEnv } from "../../lib/lang/python/env.ts";
-import { openSandbox } from "../../lib/sandbox/mod.ts";
-import type { Sandbox } from "../../lib/sandbox/types.ts";
-import { sharedEnv } from "./_project.ts";
+import { BUG, env, sandbox, TESTS } from "./_guard_fixture.ts";
 import { tempDir, writeFiles } from "./_shared.ts";
-
-let envPromise: Promise<TestEnv> | undefined;
-let envTmp: string | undefined;
-function env(): Promise<TestEnv> {
-  envPromise ??= (async () => {
-    envTmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "bugbout-guard-env-" }));
-    return await sharedEnv(envTmp);
-  })();
-  return envPromise;
-}
-globalThis.addEventListener("unload", () => {
-  if (envTmp) Deno.removeSync(envTmp, { recursive: true });
-});
-let sandboxPromise: Promise<Sandbox> | undefined;
-const sandbox = () => sandboxPromise ??= openSandbox("bubblewrap");
-
-/** The bug: `add` subtracts. Its test fails unless something forges the outcome. */
-const BUG = "def add(a, b):\n    return a - b\n";
-const TESTS = {
-  "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
-  "tests/test_more.py": "from calc import add\n\n\ndef test_more():\n    assert add(3, 1) == 4\n",
-};
 
 async function session(
   calc: string,

@@ -98,6 +98,9 @@ def _guard():
         before any code of the tree can replace it. Returns (send, join, allow)."""
         mac = new(bytes.fromhex(key), digestmod=digest)
         key = None
+        # One record at a time: threads of the tree raise audit events too, and two records
+        # numbered or written at once read as a forgery on the channel.
+        lock = threading.RLock()
         me = [-1, getpid()]
         seq = {}
         allowed = []
@@ -113,18 +116,19 @@ def _guard():
                 record = {"k": "tamper", "what": "called the guard's reporting", "where": "%s:%d" % (
                     caller.f_code.co_filename, caller.f_lineno)}
             caller = None
-            group = me[0]
-            n = seq.get(group, 0)
-            seq[group] = n + 1
-            record["g"] = group
-            record["n"] = n
-            body = dumps(record, separators=(",", ":"))
-            tag = mac.copy()
-            tag.update(body.encode("utf-8"))
-            data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
-            tag = None
-            while data:
-                data = data[write(channel, data):]
+            with lock:
+                group = me[0]
+                n = seq.get(group, 0)
+                seq[group] = n + 1
+                record["g"] = group
+                record["n"] = n
+                body = dumps(record, separators=(",", ":"))
+                tag = mac.copy()
+                tag.update(body.encode("utf-8"))
+                data = memoryview((body + "\t" + tag.hexdigest() + "\n").encode("utf-8"))
+                tag = None
+                while data:
+                    data = data[write(channel, data):]
 
         def join(group):
             """From now on this process sends as 'group' (a group's child, just forked)."""
@@ -449,26 +453,29 @@ def _guard():
     def _witnessed(nodeid, func, calls, collected):
         """'func', recording whether each call returned or raised (the guard's own witness), and
         checking when it is called that it is still the function collected for 'nodeid'."""
-        def check():
+        def check(f):
+            # The function called is the one checked: what rebinds the closure's cell after
+            # this (a thread of the tree) changes nothing.
             expected = collected.get(nodeid)
-            if expected is None or expected[0] is not func or _code_key(func) != expected[1]:
+            if expected is None or expected[0] is not f or _code_key(f) != expected[1]:
                 _tamper("replaced a test function after collection", nodeid)
+            return f
 
         if inspect.iscoroutinefunction(func):
             @functools.wraps(func)
             async def witness(*args, **kwargs):
-                check()
+                f = check(func)
                 calls[nodeid] = "raised"
-                await func(*args, **kwargs)
+                await f(*args, **kwargs)
                 calls[nodeid] = "returned"
         elif nodeid in _OBSERVE:
             @functools.wraps(func)
             def witness(*args, **kwargs):
-                check()
+                f = check(func)
                 calls[nodeid] = "raised"
                 seen = []
                 try:
-                    result = _observing(seen, func, args, kwargs)
+                    result = _observing(seen, f, args, kwargs)
                 finally:
                     _send({"k": "observed", "id": nodeid, "calls": seen})
                 calls[nodeid] = "returned"
@@ -476,9 +483,9 @@ def _guard():
         else:
             @functools.wraps(func)
             def witness(*args, **kwargs):
-                check()
+                f = check(func)
                 calls[nodeid] = "raised"
-                result = func(*args, **kwargs)
+                result = f(*args, **kwargs)
                 calls[nodeid] = "returned"
                 return result
         return witness
