@@ -42,7 +42,7 @@ const BUILD_INPUTS = ["pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in"];
 export const PRETEND_VERSION = "0.0.0";
 
 /** What building a tree left. */
-export interface TreeBuild {
+export interface ProjectBuild {
   /** Key of the build's inputs (the environment, the packaging files). */
   key: string;
   /** Where it is kept (readable by the tests). */
@@ -77,15 +77,15 @@ const manifestSchema = z.object({
   generated: z.array(z.string()),
 });
 
-const building = new Map<string, Promise<TreeBuild>>();
+const building = new Map<string, Promise<ProjectBuild>>();
 /** Failed builds, by key: tried once per process, never saved (the next process tries again). */
-const failed = new Map<string, TreeBuild>();
+const failed = new Map<string, ProjectBuild>();
 
 /**
  * Build the tree (see the module's description), or find its build ready; null when the tree
  * has no packaging file a backend builds (only a `requirements.txt`, or nothing).
  */
-export async function buildTree(request: BuildRequest): Promise<TreeBuild | null> {
+export async function buildTree(request: BuildRequest): Promise<ProjectBuild | null> {
   const file = await dependencyFile(request.tree, request.source);
   if (file === null || file.endsWith("requirements.txt")) return null;
   const root = dirname(file);
@@ -106,7 +106,7 @@ export async function buildTree(request: BuildRequest): Promise<TreeBuild | null
   return await pending;
 }
 
-async function readBuild(dir: string, key: string): Promise<TreeBuild | undefined> {
+async function readBuild(dir: string, key: string): Promise<ProjectBuild | undefined> {
   const text = await readTextIfExists(join(dir, MANIFEST));
   if (text === undefined) return undefined;
   try {
@@ -123,7 +123,7 @@ async function lockedBuild(
   root: string,
   key: string,
   dir: string,
-): Promise<TreeBuild> {
+): Promise<ProjectBuild> {
   const ready = await readBuild(dir, key);
   if (ready) return ready;
   await Deno.mkdir(dirname(dir), { recursive: true });
@@ -175,7 +175,7 @@ async function build(
   root: string,
   key: string,
   dir: string,
-): Promise<TreeBuild> {
+): Promise<ProjectBuild> {
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-build-" });
   try {
     const copy = join(scratch, "tree");
@@ -239,7 +239,7 @@ async function build(
  * Copy the files `build` wrote into the tree into `tree`, where they are not already; returns
  * those written, relative to `tree`.
  */
-export async function materialize(build: TreeBuild, tree: string): Promise<string[]> {
+export async function materialize(build: ProjectBuild, tree: string): Promise<string[]> {
   const written: string[] = [];
   for (const path of build.generated) {
     const to = join(tree, path);
@@ -252,7 +252,7 @@ export async function materialize(build: TreeBuild, tree: string): Promise<strin
 }
 
 /** The variables a tree's tests get from its build: the overlay after the tree, its scripts first. */
-export function buildVariables(build: TreeBuild | null, python: string): Record<string, string> {
+export function buildVariables(build: ProjectBuild | null, python: string): Record<string, string> {
   if (!build?.overlay) return {};
   return {
     PYTHONPATH: build.overlay,

@@ -53,7 +53,7 @@ import type {
   TestRunner,
 } from "../types.ts";
 import { changedTests as compareModules } from "./changed_tests.ts";
-import { buildVariables, materialize, type TreeBuild } from "./build.ts";
+import { buildVariables, materialize, type ProjectBuild } from "./build.ts";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "./env.ts";
 import { compareOutlines, outlineTests } from "./outline.ts";
 import { runPytest, targetFile } from "./pytest.ts";
@@ -139,7 +139,7 @@ export interface PythonRunnerEnv extends RunnerEnv {
  * A project's {@linkcode TestEnv} as the interface's environment; with `build`, a tree's build's
  * overlay (its scripts on `PATH`, its metadata on `PYTHONPATH` after the tree) is part of it.
  */
-export function pythonRunnerEnv(env: TestEnv, build?: TreeBuild | null): PythonRunnerEnv {
+export function pythonRunnerEnv(env: TestEnv, build?: ProjectBuild | null): PythonRunnerEnv {
   const notes = [...env.notes ?? [], ...(build?.note ? [build.note] : [])];
   return {
     key: build
@@ -178,7 +178,7 @@ export interface PythonRunnerOptions {
   /** `[project] pytest-args`. */
   pytestArgs?: readonly string[];
   /** The build of the tree the runner was opened on: its generated files go into every run's tree. */
-  build?: TreeBuild | null;
+  build?: ProjectBuild | null;
 }
 
 /** pytest, as a {@linkcode TestRunner}; see the module's documentation. */

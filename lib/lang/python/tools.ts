@@ -17,7 +17,7 @@ import { git } from "../../git.ts";
 import { ensureCommitEnv } from "./commit_env.ts";
 import { inputsKey } from "../../hash.ts";
 import type { LanguageSpec, ProjectTools, ToolsOptions, ToolsProject } from "../types.ts";
-import { BUILD_LAYOUT, buildTree, materialize, type TreeBuild } from "./build.ts";
+import { BUILD_LAYOUT, buildTree, materialize, type ProjectBuild } from "./build.ts";
 import { ensureTestEnv, envRequest, type TestEnv } from "./env.ts";
 import { HARNESS_KEY } from "./pytest.ts";
 import { pytestRulesIn, PythonRunner, type PythonRunnerEnv, pythonRunnerEnv } from "./runner.ts";
@@ -37,7 +37,7 @@ export function pythonTools(
   // A configured interpreter is used as it is, and install-project = false installs nothing of
   // the project: no build either.
   const builds = (env: TestEnv) => env.kind !== "interpreter" && c.project.installProject;
-  const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<TreeBuild | null> =>
+  const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<ProjectBuild | null> =>
     !builds(env) ? Promise.resolve(null) : buildTree({
       tree,
       source: c.project.source,
