@@ -59,7 +59,11 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   });
   const r = file.resolutions["issue-3"];
   equal(r.scored, true);
-  deepEqual(r.sanity, { emptyResolves: false, goldResolves: true });
+  deepEqual(gates(r.sanity), { emptyResolves: false, goldResolves: true });
+  // What the fail-to-pass test saw of the real fix: chunk() returning a list.
+  deepEqual(r.sanity?.goldObserved?.["tests/test_lists.py::test_chunk_keeps_last_partial_chunk"], [
+    ["textkit/lists.py:chunk", "r", "builtins.list", 0],
+  ]);
   deepEqual(r.patches, {
     fixer: patch("resolved", [], [], { ignored: [["tests/test_chunk_fix.py", TEST_IGNORED]] }),
     // Adds a chunk only for a remainder of two or more: [1..5] in twos still loses the 5.
@@ -222,7 +226,7 @@ Deno.test("scoreTask() reports a task whose empty patch resolves, or whose gold 
     context,
   );
   equal(easy.scored, false);
-  deepEqual(easy.sanity, { emptyResolves: true, goldResolves: true });
+  deepEqual(gates(easy.sanity), { emptyResolves: true, goldResolves: true });
   match(easy.reason!, /^sanity gate: the unpatched code already passes every hidden test/);
   deepEqual(easy.patches, {});
   deepEqual(easy.evidence, {});
@@ -236,7 +240,7 @@ Deno.test("scoreTask() reports a task whose empty patch resolves, or whose gold 
     context,
   );
   equal(hard.scored, false);
-  deepEqual(hard.sanity, { emptyResolves: false, goldResolves: false });
+  deepEqual(gates(hard.sanity), { emptyResolves: false, goldResolves: false });
   match(hard.reason!, /^sanity gate: the real fix does not resolve the task when scored/);
   match(hard.reason!, /test_does_not_exist/);
   deepEqual(hard.runs.map((run) => run.tree), ["empty", "gold"]);
@@ -333,3 +337,8 @@ Deno.test("scoreTask() does not blame a patch for a sandbox that could not start
   match(r.reason ?? "", /Infrastructure error: .*the sandbox could not run pytest/);
   equal(r.patches.fixer, undefined);
 });
+
+/** The two sanity gates of a resolution, without what the gold run observed. */
+function gates(sanity: { emptyResolves: boolean; goldResolves: boolean } | undefined) {
+  return sanity && { emptyResolves: sanity.emptyResolves, goldResolves: sanity.goldResolves };
+}
