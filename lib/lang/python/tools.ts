@@ -37,7 +37,11 @@ export function pythonTools(
   // A configured interpreter is used as it is, and install-project = false installs nothing of
   // the project: no build either.
   const builds = (env: TestEnv) => env.kind !== "interpreter" && c.project.installProject;
-  const treeBuild = (tree: string, env: TestEnv, signal?: AbortSignal): Promise<ProjectBuild | null> =>
+  const treeBuild = (
+    tree: string,
+    env: TestEnv,
+    signal?: AbortSignal,
+  ): Promise<ProjectBuild | null> =>
     !builds(env) ? Promise.resolve(null) : buildTree({
       tree,
       source: c.project.source,
