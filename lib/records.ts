@@ -627,7 +627,6 @@ export const verdictsFileSchema = z.object({
 // ---------------------------------------------------------------------------------------------
 // resolutions.json
 
-/** A patch's outcome against the hidden tests. */
 /**
  * What a test saw of one call into the code under test (`observe` runs): the call (`file:function`),
  * `r` (returned) or `x` (raised), the type of the value or exception (`module.qualname`), and flags:
@@ -635,6 +634,7 @@ export const verdictsFileSchema = z.object({
  */
 export type Observation = [call: string, kind: "r" | "x", type: string, flags: number];
 
+/** A patch's outcome against the hidden tests. */
 export const RESOLUTION_OUTCOMES = [
   "resolved",
   "broke-tests",
