@@ -630,7 +630,8 @@ export const verdictsFileSchema = z.object({
 /**
  * What a test saw of one call into the code under test (`observe` runs): the call (`file:function`),
  * `r` (returned) or `x` (raised), the type of the value or exception (`module.qualname`), and flags:
- * 1 when the tree defines that type, plus 2 when the tree also defines its `__eq__`.
+ * 1 when the tree defines that type, plus 2 when the tree also defines its `__eq__`, plus 4 when
+ * Python code made the class (not the interpreter).
  */
 export type Observation = [call: string, kind: "r" | "x", type: string, flags: number];
 

@@ -523,7 +523,8 @@ def _guard():
 
     def _type_of(value):
         """A value's type as 'module.qualname', and 1 if the tree defines it, plus 2 if the tree
-        also defines its __eq__. Reads classes' own dictionaries only: no code of the tree runs."""
+        also defines its __eq__, plus 4 if Python code made the class (not the interpreter). Reads
+        classes' own dictionaries only: no code of the tree runs."""
         cls = type(value)
         try:
             module = _type_attr(cls, "__module__")
@@ -532,6 +533,9 @@ def _guard():
             return "?", 0
         source = getattr(sys.modules.get(module) if isinstance(module, str) else None, "__file__", None)
         flags = 1 if isinstance(source, str) and _kind(source) == 2 else 0
+        # 4: a class made by Python code, whatever name it gives itself ('builtins.list' too).
+        if _type_attr(cls, "__flags__") & (1 << 9):
+            flags |= 4
         if flags:
             for klass in _type_attr(cls, "__mro__"):
                 eq = _type_attr(klass, "__dict__").get("__eq__")
