@@ -302,7 +302,7 @@ export function assessPatch(
     }${aside}`,
   ];
 
-  const broken = breakages(facts, patch);
+  const broken = breakages(facts, patch, options.fingerprints);
   const counted = broken.filter((b) => b.counted);
   const waived = broken.filter((b) => !b.counted);
   for (const b of counted) evidence.push(cellFor(b.test, patch, b.outcome));
@@ -425,5 +425,5 @@ export function listOf(items: readonly string[]): string {
 
 function brokenText(b: Breakage): string {
   const keep = b.others === 1 ? "other patch keeps" : "other patches keep";
-  return `${b.test.id} (${b.outcome}; ${b.keptBy.length} of ${b.others} ${keep} it passing)`;
+  return `${b.test.id} (${b.outcome}; ${b.kept} of ${b.others} ${keep} it passing)`;
 }

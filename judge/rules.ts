@@ -157,7 +157,9 @@ export interface Breakage {
   outcome: Outcome;
   /** Other patches that ran and keep the test passing. */
   keptBy: string[];
-  /** Other patches that ran, in all. */
+  /** How many of `others` keep the test passing (identical patches count once). */
+  kept: number;
+  /** Other distinct patches that ran, in all (identical patches count once). */
   others: number;
   /** Rule 3: whether it counts against the patch (more than half of `others` keep it passing). */
   counted: boolean;
@@ -169,23 +171,39 @@ export interface Breakage {
  * of the *other* patches whose trees ran keep the test passing; with no other patch that ran there
  * is no quorum and nothing counts, because nothing shows whether the issue asked for the change.
  * Any outcome but `passed` (failed, error, skipped, xfailed, not-run) is "not passing".
+ *
+ * Identical patches (the same `fingerprints`, see `patchFingerprint`) are one patch in the quorum:
+ * three agents shipping one change are one opinion about what the issue asks, and a patch's twins
+ * are not "other" patches at all. A group keeps a test passing when most of its trees do.
  */
-export function breakages(facts: MatrixFacts, patch: MatrixTree): Breakage[] {
+export function breakages(
+  facts: MatrixFacts,
+  patch: MatrixTree,
+  fingerprints: Readonly<Record<string, string>> = {},
+): Breakage[] {
   const { matrix } = facts;
-  const others = facts.ranPatches.filter((t) => t.id !== patch.id);
+  const own = fingerprints[patch.id];
+  const groups = new Map<string, MatrixTree[]>();
+  for (const t of facts.ranPatches) {
+    if (t.id === patch.id) continue;
+    const print = fingerprints[t.id];
+    if (own !== undefined && print === own) continue;
+    const key = print === undefined ? `tree\0${t.id}` : `print\0${print}`;
+    groups.set(key, [...(groups.get(key) ?? []), t]);
+  }
   const found: Breakage[] = [];
   for (const test of facts.repositoryGuards) {
     const outcome = cellOf(matrix, test.id, patch.id);
     if (outcome === "passed") continue;
-    const keptBy = others
-      .filter((t) => cellOf(matrix, test.id, t.id) === "passed")
-      .map((t) => t.id);
+    const keeps = (t: MatrixTree) => cellOf(matrix, test.id, t.id) === "passed";
+    const kept = [...groups.values()].filter((g) => 2 * g.filter(keeps).length > g.length);
     found.push({
       test,
       outcome,
-      keptBy,
-      others: others.length,
-      counted: 2 * keptBy.length > others.length,
+      keptBy: [...groups.values()].flat().filter(keeps).map((t) => t.id),
+      kept: kept.length,
+      others: groups.size,
+      counted: 2 * kept.length > groups.size,
     });
   }
   return found;

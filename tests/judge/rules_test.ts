@@ -163,6 +163,34 @@ for (const c of quorumCases) {
   });
 }
 
+Deno.test("breakages(): identical patches are one patch in the quorum, and a patch's twins are not others", () => {
+  // a breaks r1; b, c and d ship one change that keeps it passing, e and f two others that break it.
+  const facts = matrixFacts(matrixOf({
+    trees: ["B", "a", "b", "c", "d", "e", "f"],
+    tests: [["r1", "repository", "P F P P P F F"]],
+  }));
+  const patch = (id: string) => facts.patches.find((t) => t.id === id)!;
+  const of = (id: string, prints?: Record<string, string>) =>
+    breakages(facts, patch(id), prints).map((b) => ({
+      counted: b.counted,
+      kept: b.kept,
+      keptBy: b.keptBy.length,
+      others: b.others,
+    }));
+  // Counted one by one, three look-alikes outvote two: the breakage counts.
+  assert.deepEqual(of("a"), [{ counted: true, kept: 3, keptBy: 3, others: 5 }]);
+  const prints = { b: "same", c: "same", d: "same", e: "e", f: "f" };
+  // As one opinion against two, it has no quorum.
+  assert.deepEqual(of("a", prints), [{ counted: false, kept: 1, keptBy: 3, others: 3 }]);
+  // e's twin f is not another patch: against b's group alone (a breaks it too) nothing is kept.
+  assert.deepEqual(of("e", { ...prints, f: "e" }), [{
+    counted: false,
+    kept: 1,
+    keptBy: 3,
+    others: 2,
+  }]);
+});
+
 Deno.test("differingTests() treats failed and error as one and skips tests unstable on B", () => {
   const matrix = matrixOf({
     trees: ["B", "a", "b"],
