@@ -18,8 +18,19 @@ import { type Candidate, classifyFiles, screenChange, type Screened } from "./cl
 import type { Ledger } from "./ledger.ts";
 import { mergedLine } from "./branches.ts";
 
-/** A subject that says it merges one line into another (`Merge master into features (#5339)`). */
-const MERGES_BACK = /^Merge (?:remote-tracking )?(?:branch )?'?[\w./-]+'? into '?[\w./-]+'?(?:\s|$)/i;
+/**
+ * A merge that says it brings one line into another: `Merge master into features`, `Merge from
+ * master`, or a pull request of such a branch (`Merge pull request #5281 from
+ * nicoddemus/merge-master-into-features`, its body `Merge master into features`).
+ */
+function mergesBack(message: string): boolean {
+  const lines = message.split("\n").map((l) => l.trim()).filter(Boolean).slice(0, 3);
+  return lines.some((line) =>
+    /^Merge (?:remote-tracking )?(?:branch )?'?[\w./-]+'? into '?[\w./-]+'?(?:\s|$)/i.test(line) ||
+    /^Merge (?:changes )?from '?[\w./-]+'?\s*$/i.test(line) ||
+    /^Merge pull request #\d+ from \S+\/merge-[\w.-]+-into-[\w.-]+$/i.test(line)
+  );
+}
 
 /** What the walk needs. */
 export interface WalkOptions {
@@ -191,7 +202,7 @@ export async function walkHistory(options: WalkOptions): Promise<Walked> {
     // On a merged line, a merge of history walked already (`Merge master into features`)
     // brings in changes mined on their own.
     const back = options.not?.length && change.parents.length > 1 &&
-      (options.stopAt?.has(change.parents[1]) || MERGES_BACK.test(change.message));
+      (options.stopAt?.has(change.parents[1]) || mergesBack(change.message));
     if (back) {
       ledger.exclude(
         { commit: change.commit, title: change.message.split("\n", 1)[0] },
