@@ -173,6 +173,9 @@ export function mergedLine(message: string): string | undefined {
   const last = branch ? name.replace(/^[^/\s]+\/(?=[^/]+$)/, "") : name;
   // A pull request's `dependabot/pip/tox-3.24.3` or a remote's nested path is no line.
   if (last.includes("/")) return undefined;
+  // A release's pull request (`from pytest-dev/release-5.4.0`) carries a release's notes: its
+  // line is the maintenance line merged on its own, or a line of features, not fixes.
+  if (pull && /^release\b/i.test(last)) return undefined;
   if (MAINTENANCE.test(last)) return name;
   if (branch && NAMED_LINE.test(last)) return name;
   if (branch && MAIN_LINE.test(last)) return name;

@@ -12,6 +12,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { git } from "../../lib/git.ts";
 import { mineAll } from "../../lib/mine/mod.ts";
+import { mergedLine } from "../../lib/mine/branches.ts";
 import { tempDir } from "../python/_shared.ts";
 import { Project } from "../../lib/project.ts";
 import { commitOnTop } from "./_runner.ts";
@@ -167,4 +168,25 @@ Deno.test("bugbout tasks says when another branch holds fixes the default branch
   );
   const mined = await mineAll(both, { env: NO_TOKENS });
   equal(mined.file.tasks.length, FIXES + 1);
+});
+
+Deno.test("which merges bring in a maintenance line: subjects as real projects write them", () => {
+  const lines: [string, string | undefined][] = [
+    ["Merge branch 'stable'", "stable"], // pallets/itsdangerous
+    ["Merge remote-tracking branch 'origin/2.1.x'", "origin/2.1.x"],
+    ["Merge pull request #2012 from pallets/2.0.x", "2.0.x"],
+    ["Merge branch 'pytest-2.7'", "pytest-2.7"], // pytest-dev/pytest
+    ["Merge remote-tracking branch 'upstream/master' into features", "upstream/master"],
+    ["Merge branch 'master' of github.com:mitsuhiko/itsdangerous", "master"],
+    // A feature branch, a contributor's master or a bot's branch is one change: its merge.
+    ["Merge branch 'strict-xpass'", undefined],
+    ["Merge pull request #3 from someone/master", undefined],
+    ["Merge pull request #301 from dependabot/pip/tox-3.24.3", undefined],
+    ["Merge pull request #7 from someone/patch-1", undefined],
+    ["Merge pull request #6 from someone/fix-6997", undefined],
+    ["Merge pull request #5 from someone/drop-python-3.6", undefined],
+    // A release's pull request carries its notes.
+    ["Merge pull request #4 from pytest-dev/release-5.4.0", undefined],
+  ];
+  for (const [subject, line] of lines) equal(mergedLine(subject), line, subject);
 });
