@@ -152,6 +152,9 @@ async function mine(
     }),
   })));
   let several = branches.length > 1;
+  // Each candidate's files, and how many candidates changed the very same files.
+  const filesOf = new Map<string, string>();
+  const shared = new Map<string, number>();
   const examiner = new Examiner({
     limit: config.tasks.limit,
     miner: branches[0].miner,
@@ -164,8 +167,13 @@ async function mine(
       options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
     exclude: (c, reason, detail) => ledger.exclude(c, reason, detail),
     // Several histories (branches, or merged maintenance lines) can land one change twice.
-    patchIds: (commits: string[]) =>
-      several ? patchIds(repo, commits, options.signal) : Promise.resolve(new Map()),
+    // Only commits that share their files with another candidate can share a patch-id.
+    patchIds: (commits: string[]) => {
+      const maybe = commits.filter((c) => (shared.get(filesOf.get(c) ?? "") ?? 0) > 1);
+      return several && maybe.length
+        ? patchIds(repo, maybe, options.signal)
+        : Promise.resolve(new Map<string, string>());
+    },
     signal: options.signal,
   });
   const walked = await walkBranches(branches, {
@@ -190,6 +198,13 @@ async function mine(
     signal: options.signal,
   });
   if (walked.lines.length) several = true;
+  if (several) {
+    for (const c of walked.candidates) {
+      const key = [...c.sourceFiles, ...c.testModules].sort().join("\0");
+      filesOf.set(c.commit, key);
+      shared.set(key, (shared.get(key) ?? 0) + 1);
+    }
+  }
   options.onProgress?.({ stage: "tests", candidates: walked.candidates.length });
   await examineNewestFirst(examiner, walked.candidates, config.tasks.limit);
   const branchNote = branches.length > 1 ? undefined : await branchHint(repo, {
