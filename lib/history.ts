@@ -293,6 +293,8 @@ export interface HistoryOptions {
    * commit at a time costs more to drain than the log costs to make).
    */
   stream?: boolean;
+  /** Commits whose history is left out (`^commit`): a merged branch's walk ends where it forked. */
+  not?: readonly string[];
 }
 
 /**
@@ -315,6 +317,7 @@ export async function* firstParentBatches(
     LOG_FORMAT,
     ...(options.since ? [`--since=${options.since.toISOString()}`] : []),
     rev,
+    ...(options.not ?? []).map((commit) => `^${commit}`),
     "--",
   ];
   const parser = new LogParser();

@@ -215,6 +215,11 @@ export const tasksFileSchema = z.object({
     branch: z.string(),
     /** With `[tasks] branches`: every branch mined and its tip, the first as above. */
     branches: z.array(z.object({ name: z.string(), head: z.string() })).optional(),
+    /**
+     * Maintenance lines merged into the history mined (`Merge branch 'stable'`) whose own
+     * commits were mined too, by the names the merges give them.
+     */
+    merged: z.array(z.string()).optional(),
   }),
   /** Commits examined on first-parent history. */
   examined: z.int().nonnegative(),

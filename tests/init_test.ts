@@ -57,6 +57,37 @@ Deno.test("init chooses the package the fixes land in, not a thin façade that r
   match(result.notes.join("\n"), /Package: src\/_shop \(src\/shop only re-exports/);
 });
 
+Deno.test("init takes a package of tests for tests, not for the code, and finds a sub-project's package (the shape of jorisroovers/gitlint)", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "pyproject.toml": '[project]\nname = "lint"\n',
+    "hatch_build.py": "def build():\n    pass\n",
+    // Integration tests, a package of their own beside the sub-project.
+    "qa/__init__.py": "",
+    "qa/base.py": "class BaseTestCase:\n    pass\n",
+    "qa/test_commits.py": "from qa.base import BaseTestCase\n",
+    "qa/test_config.py": "from qa.base import BaseTestCase\n",
+    // The code lives in a sub-project, its unit tests inside the package.
+    "lint-core/pyproject.toml": '[project]\nname = "lint-core"\n',
+    "lint-core/lint/__init__.py": "",
+    "lint-core/lint/rules.py": CODE,
+    "lint-core/lint/cli.py": CODE,
+    "lint-core/lint/tests/__init__.py": "",
+    "lint-core/lint/tests/test_rules.py": "from lint import rules\n",
+    "lint-core/lint/tests/test_cli.py": "from lint import cli\n",
+    "lint-core/lint/tests/test_more.py": "from lint import cli\n",
+  });
+  const result = await initProject(dir.path, { path: "/nonexistent" });
+  deepEqual(result.summary.slice(0, 2), [
+    ["package", "lint-core/lint"],
+    ["tests", "lint-core/lint/tests"],
+  ]);
+  // With no tests elsewhere, the package of tests is the tests directory.
+  await Deno.remove(join(dir.path, "lint-core/lint/tests"), { recursive: true });
+  const layout = await detectLayout(dir.path);
+  deepEqual([layout.source, layout.tests], ["lint-core/lint", "qa"]);
+});
+
 Deno.test("init fills test-dependencies from what the project declares", async () => {
   const cases: [string, Record<string, string>, string[], RegExp][] = [
     [

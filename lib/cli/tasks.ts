@@ -1,3 +1,11 @@
+/** The maintenance lines whose merged commits were mined too, as the summary's tail. */
+function mergedLines(merged: readonly string[] | undefined): string {
+  if (!merged?.length) return "";
+  const shown = merged.slice(0, 4).join(", ");
+  const more = merged.length > 4 ? ` and ${merged.length - 4} more` : "";
+  return `, with the commits of the lines merged into it (${shown}${more})`;
+}
+
 /**
  * `bugbout tasks`: mine the history (or reuse an up-to-date tasks.json) and print the tasks, how
  * much history was examined, and why fixes were left out.
@@ -88,7 +96,7 @@ export function renderTasks(
     `${p.bold(plural(file.tasks.length, "task"))} from ${plural(file.examined, "change")} on ` +
       `${
         file.repository.branches?.map((b) => b.name).join(", ") ?? file.repository.branch
-      } (HEAD ${head})`,
+      } (HEAD ${head})` + mergedLines(file.repository.merged),
   );
   if (file.tasks.length) out.push("");
   const width = Math.max(0, ...file.tasks.map((t) => t.id.length));

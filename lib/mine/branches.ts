@@ -141,3 +141,43 @@ export async function branchHint(
       best.name.replace(/^origin\//, "")
     }"] to mine it too.`;
 }
+
+/**
+ * Branch names that read as a maintenance line (`stable`, `2.1.x`, `pytest-2.7`, `maint`,
+ * `release-3.2.0`): fixes land there one by one, and the branch is merged as a whole.
+ */
+const MAINTENANCE =
+  /^(stable|maint|maintenance|lts)$|^(maint|maintenance|release|stable|lts)[-_.]?v?\d+(\.\d+)*(\.x)?$|^v?\d+(\.\d+)*\.(\d+|x)$/i;
+
+/** A project's own line by name and version, in a `Merge branch` subject (`pytest-2.7`). */
+const NAMED_LINE = /^[a-z]+[-_]v?\d+(\.\d+)*\.(\d+|x)$/i;
+
+/** Names of a project's main line, merged into another line (`Merge branch 'master' into …`). */
+const MAIN_LINE = /^(master|main|develop|development|trunk)$/i;
+
+/**
+ * The branch a merge commit's subject says it merges, when that branch is a maintenance line (or
+ * the main line, merged into the line walked): `Merge branch 'stable'`, `Merge remote-tracking
+ * branch 'origin/2.1.x'`, `Merge pull request #12 from pallets/2.0.x` (a contributor's `master`
+ * in a pull request is not). Its own commits are changes landed one by one, each worth mining; a
+ * feature branch's merge is one change, and undefined here.
+ */
+export function mergedLine(message: string): string | undefined {
+  const subject = message.split("\n", 1)[0].trim();
+  const branch = subject.match(
+    /^Merge (?:remote-tracking )?branch '([^']+)'(?: of \S+)?(?: into \S+)?$/,
+  );
+  const pull = subject.match(/^Merge pull request #\d+ from [^/\s]+\/(\S+)$/);
+  const name = branch?.[1] ?? pull?.[1];
+  if (!name) return undefined;
+  const last = branch ? name.replace(/^[^/\s]+\/(?=[^/]+$)/, "") : name;
+  // A pull request's `dependabot/pip/tox-3.24.3` or a remote's nested path is no line.
+  if (last.includes("/")) return undefined;
+  // A release's pull request (`from pytest-dev/release-5.4.0`) carries a release's notes: its
+  // line is the maintenance line merged on its own, or a line of features, not fixes.
+  if (pull && /^release\b/i.test(last)) return undefined;
+  if (MAINTENANCE.test(last)) return name;
+  if (branch && NAMED_LINE.test(last)) return name;
+  if (branch && MAIN_LINE.test(last)) return name;
+  return undefined;
+}

@@ -27,7 +27,7 @@ import { walkBranches, type Walked } from "./walk.ts";
 export { taskId } from "./examine.ts";
 
 /** Bumped when mining rules change, so an old tasks.json is mined again. */
-export const MINER_VERSION = 5;
+export const MINER_VERSION = 6;
 
 /** The name of the stage's file in `.bugbout/`. */
 export const TASKS_FILE = "tasks.json";
@@ -151,6 +151,10 @@ async function mine(
       tests: config.project.tests,
     }),
   })));
+  let several = branches.length > 1;
+  // Each candidate's files, and how many candidates changed the very same files.
+  const filesOf = new Map<string, string>();
+  const shared = new Map<string, number>();
   const examiner = new Examiner({
     limit: config.tasks.limit,
     miner: branches[0].miner,
@@ -162,9 +166,14 @@ async function mine(
     onTask: (done) =>
       options.onProgress?.({ stage: "statements", done, total: config.tasks.limit }),
     exclude: (c, reason, detail) => ledger.exclude(c, reason, detail),
-    ...(branches.length > 1
-      ? { patchIds: (commits: string[]) => patchIds(repo, commits, options.signal) }
-      : {}),
+    // Several histories (branches, or merged maintenance lines) can land one change twice.
+    // Only commits that share their files with another candidate can share a patch-id.
+    patchIds: (commits: string[]) => {
+      const maybe = commits.filter((c) => (shared.get(filesOf.get(c) ?? "") ?? 0) > 1);
+      return several && maybe.length
+        ? patchIds(repo, maybe, options.signal)
+        : Promise.resolve(new Map<string, string>());
+    },
     signal: options.signal,
   });
   const walked = await walkBranches(branches, {
@@ -178,8 +187,24 @@ async function mine(
     ledger,
     prefetch: (batch) => examiner.prefetch(batch),
     onProgress: (examined) => options.onProgress?.({ stage: "walk", examined }),
+    openMiner: (head) =>
+      language.openMiner({
+        repo,
+        head,
+        objects,
+        source: config.project.source,
+        tests: config.project.tests,
+      }),
     signal: options.signal,
   });
+  if (walked.lines.length) several = true;
+  if (several) {
+    for (const c of walked.candidates) {
+      const key = [...c.sourceFiles, ...c.testModules].sort().join("\0");
+      filesOf.set(c.commit, key);
+      shared.set(key, (shared.get(key) ?? 0) + 1);
+    }
+  }
   options.onProgress?.({ stage: "tests", candidates: walked.candidates.length });
   await examineNewestFirst(examiner, walked.candidates, config.tasks.limit);
   const branchNote = branches.length > 1 ? undefined : await branchHint(repo, {
@@ -191,6 +216,7 @@ async function mine(
   const history = total === undefined ? walked.walked : walked.walked - walked.first + await total;
   ledger.count("before-since", history - walked.walked);
   const file = tasksFile(start, history, walked, examiner, ledger, {
+    merged: walked.lines,
     failed: client?.failed ?? false,
     statementNote: accessNote(start.setup, client, examiner.tasks, examiner),
   });
@@ -278,17 +304,18 @@ function tasksFile(
   walked: Walked,
   examiner: Examiner,
   ledger: Ledger,
-  github: { failed: boolean; statementNote: string },
+  notes: { merged: string[]; failed: boolean; statementNote: string },
 ): TasksFile {
   return {
     version: RESULTS_VERSION,
     kind: "tasks",
     // When GitHub failed, the next run tries again instead of reusing this file.
-    inputsKey: github.failed ? `${start.key}-retry` : start.key,
+    inputsKey: notes.failed ? `${start.key}-retry` : start.key,
     repository: {
       head: start.head,
       branch: start.branch,
       ...(start.branches.length > 1 ? { branches: start.branches } : {}),
+      ...(notes.merged.length ? { merged: notes.merged } : {}),
     },
     examined: history,
     tasks: examiner.tasks,
@@ -296,7 +323,7 @@ function tasksFile(
     excluded: ledger.listed(walked.order),
     counts: ledger.sortedCounts(),
     leftOut: ledger.leftOut(walked.order),
-    statementNote: github.statementNote,
+    statementNote: notes.statementNote,
   };
 }
 

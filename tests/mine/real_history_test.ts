@@ -50,9 +50,11 @@ Deno.test("tomlkit's real history mines the 20 bug fixes checked by hand, and no
     const project = await Project.load(join(root, "bout"), { home: join(root, "home") });
     const { file } = await mineAll(project, { env: NO_TOKENS });
     deepEqual(file.tasks.map((t) => [t.id, t.commit.slice(0, 8)]), EXPECTED);
-    equal(file.examined, 442);
+    // 442 first-parent commits, and 5 of the lines merged into them (`master` of a pull, `0.8.0`).
+    deepEqual(file.repository.merged, ["master", "0.8.0"]);
+    equal(file.examined, 447);
     deepEqual(file.counts, {
-      "not-a-fix": 279,
+      "not-a-fix": 284,
       "no-issue-reference": 60,
       "no-source-change": 5,
       "too-many-source-files": 9,

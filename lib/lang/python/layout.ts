@@ -121,9 +121,61 @@ export async function declaredPython(repo: string): Promise<Layout["requiresPyth
   return undefined;
 }
 
+/** Names a directory of tests goes by (a package of them too: `qa/__init__.py`). */
+const TEST_DIR_NAMES =
+  /^(tests?|testing|qa|integration(_tests?)?|e2e|functional(_tests?)?|acceptance(_tests?)?)$/i;
+
+/**
+ * Whether the package `dir` holds tests rather than the project's code: its name says so (`qa`,
+ * `integration`), or most of its own modules are test modules (`test_*.py`, `*_test.py`).
+ */
+async function isTestPackage(repo: string, dir: string): Promise<boolean> {
+  if (TEST_DIR_NAMES.test(dir.split("/").pop()!)) return true;
+  // Its own modules, not those of a tests folder inside it.
+  const modules = (await entries(join(repo, dir)))
+    .filter((e) => e.isFile && e.name.endsWith(".py"))
+    .map((e) => e.name)
+    .filter((name) => name !== "__init__.py" && name !== "conftest.py");
+  const tests = modules.filter((name) => /^test_.*\.py$|_test\.py$/.test(name));
+  return modules.length > 0 && tests.length * 2 > modules.length;
+}
+
+/**
+ * Packages of sub-projects: a top-level directory that is not a package name but holds a
+ * project of its own (`gitlint-core/pyproject.toml` over `gitlint-core/gitlint/`), and its
+ * `src/`.
+ */
+async function subProjectPackages(repo: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const e of await entries(repo)) {
+    if (!e.isDirectory || e.isSymlink || SKIP.has(e.name) || e.name.startsWith(".")) continue;
+    if (
+      /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.name) && await exists(join(repo, e.name, "__init__.py"))
+    ) {
+      continue; // a package itself
+    }
+    const marked = await Promise.all(
+      ["pyproject.toml", "setup.py", "setup.cfg"].map((f) => exists(join(repo, e.name, f))),
+    );
+    if (!marked.some(Boolean)) continue;
+    found.push(...await packagesIn(repo, join(e.name, "src")), ...await packagesIn(repo, e.name));
+  }
+  return found;
+}
+
 /** Look at a repository and guess its layout. */
 export async function detectLayout(repo: string): Promise<Layout> {
-  const candidates = [...await packagesIn(repo, "src"), ...await packagesIn(repo, ".")];
+  const found = [...await packagesIn(repo, "src"), ...await packagesIn(repo, ".")];
+  if (
+    found.length === 0 ||
+    (await Promise.all(found.map((d) => isTestPackage(repo, d)))).every(Boolean)
+  ) {
+    found.push(...await subProjectPackages(repo));
+  }
+  // A package of tests (`qa/` with `__init__.py`) is where tests lie, not the code they test.
+  const testPackages: string[] = [];
+  const candidates: string[] = [];
+  for (const dir of found) (await isTestPackage(repo, dir) ? testPackages : candidates).push(dir);
   let tests: string | undefined;
   for (const name of ["tests", "test", "testing"]) {
     if (await exists(join(repo, name))) {
@@ -142,6 +194,7 @@ export async function detectLayout(repo: string): Promise<Layout> {
       if (tests) break;
     }
   }
+  if (!tests && testPackages.length) tests = testPackages[0];
   if (candidates.length === 0) {
     for (const e of await entries(repo)) {
       if (
