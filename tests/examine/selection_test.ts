@@ -6,7 +6,7 @@
  * function, a module-level rebinding) have the whole suite run on them.
  */
 
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { examineAll } from "../../lib/examine/mod.ts";
 import { selectSuite } from "../../lib/examine/selection.ts";
@@ -73,14 +73,10 @@ async function bout(root: string, select: boolean) {
   return { matrix, verdicts, resolutions };
 }
 
-/** Tests run in cross-examination, by tree (every session's outcomes counted). */
-function testsRun(matrix: Matrix): Record<string, number> {
-  const by: Record<string, number> = {};
-  for (const run of matrix.runs) {
-    by[run.tree] = (by[run.tree] ?? 0) +
-      Object.values(run.counts).reduce((a, b) => a + b, 0);
-  }
-  return by;
+/** How many of the suite's tests each session of it ran (its saved cells: B, repeats, patches). */
+function suiteRuns(matrix: Matrix): number[] {
+  return (matrix.reuse?.cells ?? []).filter((c) => c.owner === "repository")
+    .map((c) => Object.keys(c.outcomes).length);
 }
 
 Deno.test("a bout with suite selection concludes what it concludes with the whole suite, running fewer suite tests", async () => {
@@ -115,21 +111,20 @@ Deno.test("a bout with suite selection concludes what it concludes with the whol
   }
   // B keeps the suite's coverage with its cell.
   ok(on.matrix.reuse?.cells.some((c) => c.owner === "repository" && c.coverage));
-  const ranOn = testsRun(on.matrix);
-  const ranOff = testsRun(off.matrix);
-  const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-  // Whole suite on the hiders, part of it on the others.
-  equal(ranOn.leaker, ranOff.leaker);
-  equal(ranOn.rebinder, ranOff.rebinder);
-  ok(ranOn.median < ranOff.median, JSON.stringify({ ranOn, ranOff }));
-  ok(ranOn.fixer < ranOff.fixer, JSON.stringify({ ranOn, ranOff }));
+  const ranOn = suiteRuns(on.matrix);
+  const ranOff = suiteRuns(off.matrix);
+  const whole = Math.max(...ranOff);
+  const sum = (r: number[]) => r.reduce((a, b) => a + b, 0);
+  // The whole suite on B and on both hiders; a part of it on the others (or nothing).
+  ok(ranOn.filter((n) => n === whole).length >= 3, JSON.stringify({ ranOn, ranOff }));
+  ok(sum(ranOn) < sum(ranOff), JSON.stringify({ ranOn, ranOff }));
   ok(on.matrix.runs.length <= off.matrix.runs.length);
   console.log(
-    `selection: ${total(ranOn)} tests in ${on.matrix.runs.length} sessions against ${
-      total(ranOff)
-    } in ${off.matrix.runs.length} (by tree: ${JSON.stringify(ranOn)} against ${
+    `suite tests run: ${sum(ranOn)} with selection against ${sum(ranOff)} (${
+      JSON.stringify(ranOn)
+    } against ${
       JSON.stringify(ranOff)
-    })`,
+    }); sessions ${on.matrix.runs.length} against ${off.matrix.runs.length}`,
   );
 });
 
