@@ -497,7 +497,14 @@ export const coverageSchema = z.object({
   tests: z.record(z.string(), z.array(z.number())),
 });
 /** See {@linkcode coverageSchema}. */
-export type Coverage = z.infer<typeof coverageSchema>;
+export interface Coverage {
+  /** Code by `path:line` (a function by the line it starts on). */
+  locations: string[];
+  /** Indexes of what ran outside any one test. */
+  outside: number[];
+  /** Each test's indexes. */
+  tests: Record<string, number[]>;
+}
 
 /**
  * One author's tests on one tree as their session left them, under a key made of everything that
