@@ -70,7 +70,7 @@ Deno.test("adding an agent to a finished bout runs only its tree, its tests and 
   ]);
   equal(
     second.summary,
-    "1 matrix (1 new, 0 unchanged): 13 cells ran, 36 reused, 8 pytest sessions",
+    "1 matrix (1 new, 0 unchanged): 13 cells ran, 35 reused, 8 pytest sessions",
   );
 
   await judgeAll(bout.project, [bout.task]);
