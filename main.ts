@@ -127,7 +127,7 @@ export {
 } from "./lib/records.ts";
 export { languageOf, languages, registerLanguage } from "./lib/lang/mod.ts";
 export type * from "./lib/lang/types.ts";
-export type { CapabilityFinding, Observation } from "./lib/records.ts";
+export type { CapabilityFinding, Coverage, Observation } from "./lib/records.ts";
 export type { Change, PathChange } from "./lib/history.ts";
 export type { TestEnv } from "./lib/lang/python/mod.ts";
 export type { TestPython } from "./lib/lang/python/mod.ts";

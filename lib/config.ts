@@ -116,6 +116,7 @@ const runSchema = z.strictObject({
 const judgeSchema = z.strictObject({
   policy: z.enum(POLICIES).default("majority"),
   "run-suite": z.boolean().default(true),
+  "select-suite": z.boolean().default(true),
 });
 
 const agentTable = z.record(z.string(), z.unknown());
@@ -241,7 +242,7 @@ export interface Config {
     budget: Record<string, Budget>;
   };
   /** `[judge]`. */
-  judge: { policy: Policy; runSuite: boolean };
+  judge: { policy: Policy; runSuite: boolean; selectSuite: boolean };
   /** `[[contestants]]`. */
   contestants: AgentEntry[];
   /** `[[examiners]]`. */
@@ -568,7 +569,11 @@ export async function parseConfig(
         Object.entries(f.run.budget).map(([name, text]) => [name, parseBudget(text)]),
       ),
     },
-    judge: { policy: f.judge.policy, runSuite: f.judge["run-suite"] },
+    judge: {
+      policy: f.judge.policy,
+      runSuite: f.judge["run-suite"],
+      selectSuite: f.judge["select-suite"],
+    },
     contestants: agents.filter((a) => a.role === "contestant"),
     examiners: agents.filter((a) => a.role === "examiner"),
   };

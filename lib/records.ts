@@ -491,6 +491,27 @@ export const tamperingSchema = z.object({
 export type Tampering = z.infer<typeof tamperingSchema>;
 
 /**
+ * Which code of the tree's non-test files each test of a run reached, as a runner that can tell
+ * records it (pytest under the guard, for the repository's suite on B): `locations` names code by
+ * `path:line` (a function by the line it starts on), `tests` gives each test's indexes into it and
+ * `outside` what ran outside any one test (imports, fixtures shared by many tests).
+ */
+export const coverageSchema = z.object({
+  locations: z.array(z.string()),
+  outside: z.array(z.number()),
+  tests: z.record(z.string(), z.array(z.number())),
+});
+/** See {@linkcode coverageSchema}. */
+export interface Coverage {
+  /** Code by `path:line` (a function by the line it starts on). */
+  locations: string[];
+  /** Indexes of what ran outside any one test. */
+  outside: number[];
+  /** Each test's indexes. */
+  tests: Record<string, number[]>;
+}
+
+/**
  * One author's tests on one tree as their session left them, under a key made of everything that
  * decides them (the tree's content, the author's tests, how sessions run): while the key stands,
  * the cell is never run again.
@@ -504,6 +525,8 @@ export const savedCellSchema = z.object({
   outcomes: z.record(z.string(), outcomeSchema),
   tamper: z.array(guardEventSchema),
   suspect: z.array(guardEventSchema),
+  /** What each test reached of the tree's code (the repository's suite on B, when selecting). */
+  coverage: coverageSchema.optional(),
 });
 /** One author's tests on one tree, saved for reuse. */
 export type SavedCell = z.infer<typeof savedCellSchema>;

@@ -36,6 +36,7 @@ Deno.test("parseConfig fills every default of the reference", async () => {
     ok(config.run.jobs >= 1);
     equal(config.judge.policy, "majority");
     equal(config.judge.runSuite, true);
+    equal(config.judge.selectSuite, true);
     deepEqual(config.contestants, []);
   });
 });

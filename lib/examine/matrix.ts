@@ -12,7 +12,7 @@
 
 import { join } from "node:path";
 import { checkout } from "../checkout.ts";
-import { InterruptedError } from "../errors.ts";
+import { BugboutError, InterruptedError } from "../errors.ts";
 import { inputsKey } from "../hash.ts";
 import type { RunnerEnv, TestRunner } from "../lang/mod.ts";
 import type { Project } from "../project.ts";
@@ -44,6 +44,12 @@ import {
   type TreeBuild,
   type TreeResult,
 } from "../testbed/mod.ts";
+import {
+  type FileChangeReach,
+  mergeSelected,
+  selectSuite,
+  type SuiteSelection,
+} from "./selection.ts";
 
 /** The directory of `.bugbout/` that holds one matrix per task. */
 export const MATRICES_DIR = "matrices";
@@ -102,6 +108,19 @@ export interface TreesContext {
    * package never did), put on its tree for the judge; absent: no review.
    */
   review?: (attempt: BoutAttempt["attempt"], patch: string) => Promise<CapabilityFinding[]>;
+  /**
+   * Test selection of the repository's suite (`selection.ts`): B's first run of it records
+   * coverage, and each candidate runs only the tests its patch can change; absent: the whole suite
+   * runs everywhere.
+   */
+  selection?: {
+    /** Where an attempt's source changes reach (null: anywhere). */
+    changes(attempt: BoutAttempt["attempt"], patches: BoutAttempt["patches"]): Promise<
+      FileChangeReach[] | null
+    >;
+    /** Told of each candidate's selection (for counting what it saved). */
+    onSelect?: (tree: string, selection: SuiteSelection) => void;
+  };
   signal?: AbortSignal;
 }
 
@@ -144,11 +163,18 @@ export async function examineTrees(
     tree: ExaminedTree,
     treeKey: string,
     build: TreeBuild,
-    options: { build?: boolean; select?: ReadonlyMap<string, ReadonlySet<string>> } = {},
+    options: {
+      build?: boolean;
+      select?: ReadonlyMap<string, ReadonlySet<string>>;
+      cover?: string;
+    } = {},
   ): Promise<TreeResult> => {
     const { select } = options;
     const names = [...owners.keys()].filter((o) => select?.get(o)?.size !== 0);
-    const key = (owner: string) => keyOf(treeKey, owner, select?.get(owner));
+    const key = (owner: string) =>
+      owner === options.cover
+        ? keyOf(treeKey, owner, select?.get(owner)) + ":covered"
+        : keyOf(treeKey, owner, select?.get(owner));
     const missing = names.filter((o) => !reuse.has(key(o)));
     const ran = missing.length > 0 || options.build
       ? await runOwners({
@@ -160,6 +186,8 @@ export async function examineTrees(
         settings: context.settings,
         select,
         onSession: log.on(tree.id),
+        ...(options.cover ? { cover: options.cover } : {}),
+        ...(selecting ? { first: REPOSITORY } : {}),
       })
       : [];
     if ("failed" in ran) {
@@ -182,8 +210,31 @@ export async function examineTrees(
   const baseKey = inputsKey({ tree: "B", parent: task.parent });
   const repeatKey = (i: number) => `${baseKey}#${i}`;
   const baseTree = (id: string): ExaminedTree => ({ id, kind: "base", status: "ok" });
-  // B runs once in full, side by side with the candidates.
-  const firstBase = run(baseTree("B"), repeatKey(0), checkoutBase);
+  // B runs once in full, side by side with the candidates (which wait for it when selecting).
+  const selecting = context.selection !== undefined && owners.has(REPOSITORY);
+  const firstBase = run(
+    baseTree("B"),
+    repeatKey(0),
+    checkoutBase,
+    selecting ? { cover: REPOSITORY } : {},
+  );
+  /** What of the suite a candidate runs: undefined for all of it. */
+  const suiteSelection = async (
+    tree: string,
+    attempt: BoutAttempt["attempt"],
+    patches: BoutAttempt["patches"],
+  ) => {
+    if (!selecting) return undefined;
+    const suite = (await firstBase).groups.find((g) => g.owner === REPOSITORY);
+    const changes = await context.selection!.changes(attempt, patches).catch((error) => {
+      // A patch that does not apply makes no tree: nothing of the suite runs there anyway.
+      if (error instanceof BugboutError) return null;
+      throw error;
+    });
+    const chosen = selectSuite(suite, changes, (id) => runner.fileOf(id));
+    context.selection!.onSelect?.(tree, chosen);
+    return "ids" in chosen ? { suite: suite!, ids: chosen.ids } : undefined;
+  };
   const patchRuns = Promise.all(
     attempts.filter(({ attempt }) => hasCandidate(attempt, paths)).map(
       async ({ attempt, patches }): Promise<TreeResult> => {
@@ -209,11 +260,18 @@ export async function examineTrees(
         reuse.unit(unit, treeKey);
         const before = context.previous?.trees.find((t) => t.id === tree.id);
         if (known && before?.status === "patch-failed") return { tree: before, groups: [] };
+        const chosen = await suiteSelection(tree.id, attempt, patches);
         // A tree never made before is made even when no cell runs: to learn whether it applies.
-        return await run(tree, treeKey, async (dir) => {
+        const result = await run(tree, treeKey, async (dir) => {
           await checkout(project.repository, task.parent, dir, { home: project.home, signal });
           return await applySourceChanges(dir, attempt, patches, paths, signal);
-        }, { build: !known });
+        }, { build: !known, ...(chosen ? { select: new Map([[REPOSITORY, chosen.ids]]) } : {}) });
+        if (!chosen || result.tree.status === "patch-failed") return result;
+        // The suite's tests not run here are as they were on B.
+        const ran = result.groups.find((g) => g.owner === REPOSITORY);
+        const merged = mergeSelected(chosen.suite, ran);
+        const groups = [...result.groups.filter((g) => g !== ran), merged];
+        return { tree: { ...result.tree, ...treeStatus(groups) }, groups };
       },
     ),
   );

@@ -67,11 +67,12 @@ import {
 } from "../testbed/mod.ts";
 import { plural } from "../words.ts";
 import { type ExaminedTree, examineTrees, matrixFile, readMatrix } from "./matrix.ts";
+import { patchChanges, type SuiteSelection } from "./selection.ts";
 
 export { MATRICES_DIR, readMatrices, readMatrix } from "./matrix.ts";
 
 /** Bumped when the way matrices are made changes, so saved ones are recomputed. */
-const EXAMINE_RULES = 3;
+const EXAMINE_RULES = 4;
 
 /** What cross-examining one task needs besides the task. */
 export interface ExamineContext extends Omit<TaskContext, "key" | "slots" | "onRun" | "onStart"> {
@@ -88,6 +89,8 @@ export interface ExamineContext extends Omit<TaskContext, "key" | "slots" | "onR
   onStart?: (tree: string) => void;
   /** The task's last matrix: its cells whose keys stand are not run again. */
   previous?: Matrix;
+  /** Told of the suite's selection on each candidate (`[judge] select-suite`). */
+  onSelect?: (tree: string, selection: SuiteSelection) => void;
 }
 
 /** Options for the examine stage. */
@@ -129,6 +132,7 @@ export function matrixInputsKey(
     attempts: attemptsFingerprint(attempts),
     capabilities: CAPABILITY_RULES,
     runSuite: c.judge.runSuite,
+    selectSuite: c.judge.selectSuite,
     env,
     ...runInputs(project, context.tools),
   });
@@ -184,6 +188,7 @@ export async function examineTask(
       task: [task.packageDir, task.pythonPath],
       tests: c.project.tests,
       env: env.key,
+      selectSuite: c.judge.selectSuite,
       ...runInputs(project, tools),
     }),
     settings: runSettings(project, {
@@ -200,6 +205,22 @@ export async function examineTask(
         scratch: join(work, "scratch"),
         signal,
       }),
+    ...(c.judge.selectSuite && runner.changedCode
+      ? {
+        selection: {
+          changes: (attempt, patches) =>
+            patchChanges(attempt, patches, {
+              base,
+              rules,
+              runner,
+              env,
+              scratch: join(work, "scratch"),
+              signal,
+            }),
+          ...(context.onSelect ? { onSelect: context.onSelect } : {}),
+        },
+      }
+      : {}),
     repeatSelection: (first, candidates) =>
       repeatSelection(first, candidates, [...owners.values()], runner),
     blame: (events, owner) =>
@@ -311,3 +332,4 @@ export async function examineAll(
 }
 
 export type { ExaminedTree };
+export { type FileChangeReach, selectSuite, type SuiteSelection } from "./selection.ts";

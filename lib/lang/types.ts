@@ -11,7 +11,15 @@
  * @module
  */
 
-import type { GuardEvent, Language, Observation, Outcome, RunStatus, Task } from "../records.ts";
+import type {
+  Coverage,
+  GuardEvent,
+  Language,
+  Observation,
+  Outcome,
+  RunStatus,
+  Task,
+} from "../records.ts";
 
 export type { GuardEvent } from "../records.ts";
 
@@ -105,6 +113,11 @@ export interface RunnerGroupRun {
   suspect: GuardEvent[];
   /** With {@linkcode RunnerRunOptions.observe}: what each test saw of the code under test. */
   observed?: Record<string, Observation[]>;
+  /**
+   * With {@linkcode RunnerRunOptions.cover}: what each test reached of the tree's code, only when
+   * the group ran whole and the runner recorded all of it.
+   */
+  coverage?: Coverage;
 }
 
 /** Options of {@linkcode TestRunner.run}. */
@@ -132,6 +145,11 @@ export interface RunnerRunOptions {
    * run (`RunnerGroupRun.observed`). Runners that cannot observe ignore it.
    */
   observe?: readonly string[];
+  /**
+   * The indexes of the groups whose coverage by test to record (`RunnerGroupRun.coverage`), on a
+   * tree no agent wrote. Runners that cannot record it ignore it.
+   */
+  cover?: readonly number[];
   /** Wall-clock limit of each group, in milliseconds. */
   timeoutMs: number;
   /** Address-space cap, in MiB. */
@@ -326,6 +344,18 @@ export interface TestRunner {
    * new file).
    */
   changedTests(path: string, before: string | null, after: string): FileTests;
+
+  /**
+   * Where a change to each source file can be felt, for choosing the repository's tests a patch
+   * can change: the line ranges (in `before`) of the functions whose bodies alone it touches, or
+   * null when it may reach more (what imports the file). Absent: the runner cannot tell, and the
+   * whole suite runs on every patch.
+   */
+  changedCode?(
+    files: readonly { path: string; before: string; after: string }[],
+    env: RunnerEnv,
+    signal?: AbortSignal,
+  ): Promise<([number, number][] | null)[]>;
   /**
    * How each of an author's changed test files holds the author's tests (in order; `files` are
    * test files by {@linkcode isTestFile}). May run the environment's tools (Python compares

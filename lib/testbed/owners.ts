@@ -20,7 +20,13 @@
 import { copyTree, removeTree } from "../checkout.ts";
 import { InterruptedError } from "../errors.ts";
 import type { RunnerEnv, RunnerGroupRun, RunnerRun, TestRunner } from "../lang/mod.ts";
-import { type GuardEvent, type Outcome, REPOSITORY, type RunStatus } from "../records.ts";
+import {
+  type Coverage,
+  type GuardEvent,
+  type Outcome,
+  REPOSITORY,
+  type RunStatus,
+} from "../records.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import {
   aloneLayout,
@@ -48,6 +54,8 @@ export interface GroupResult {
   tamper: GuardEvent[];
   /** What it did that deserves a look without being tampering. */
   suspect: GuardEvent[];
+  /** What each of its tests reached of the tree's code, when asked for (`OwnersRun.cover`). */
+  coverage?: Coverage;
 }
 
 /** One owner of rows, as {@linkcode runOwners} runs it. */
@@ -143,6 +151,13 @@ export interface OwnersRun {
   select?: ReadonlyMap<string, ReadonlySet<string>>;
   /** Told of every run as it starts and as it ends, with the owners it held. */
   onSession: OnSession;
+  /**
+   * The owner whose coverage by test to record (where the runner can), and who then runs first
+   * among those sharing the tree, on the tree as built: nothing of another owner has run there.
+   */
+  cover?: string;
+  /** The owner who runs first among those sharing the tree (as with `cover`). */
+  first?: string;
 }
 
 /**
@@ -206,7 +221,9 @@ async function runShared(
   restore: () => Promise<void>,
   results: Map<RowOwner, GroupResult>,
 ) {
-  const active = shared.filter((o) => o.entries("beside", run.select?.get(o.name)).length > 0);
+  const lead = run.cover ?? run.first;
+  const active = shared.filter((o) => o.entries("beside", run.select?.get(o.name)).length > 0)
+    .sort((a, b) => Number(b.name === lead) - Number(a.name === lead));
   if (active.length === 0) return;
   const together = await session(run, run.dir, active, "beside", restore);
   for (const [i, owner] of active.entries()) {
@@ -235,6 +252,9 @@ async function session(
       env: run.env,
       tree,
       groups: owners.map((o) => o.entries(layout, run.select?.get(o.name))),
+      ...(run.cover && owners.some((o) => o.name === run.cover)
+        ? { cover: [owners.findIndex((o) => o.name === run.cover)] }
+        : {}),
       extraEnv: s.extraEnv,
       timeoutMs: s.timeoutMs,
       memoryMb: s.memoryMb,
@@ -257,5 +277,6 @@ function resultOf(owner: RowOwner, group: RunnerGroupRun, layout: AuthorLayout):
     outcomes: owner.rows(group.outcomes, layout),
     tamper: group.tamper,
     suspect: group.suspect,
+    ...(group.coverage ? { coverage: group.coverage } : {}),
   };
 }

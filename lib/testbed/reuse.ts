@@ -52,6 +52,7 @@ export class Reuser {
       outcomes: new Map(Object.entries(saved.outcomes)),
       tamper: saved.tamper,
       suspect: saved.suspect,
+      ...(saved.coverage ? { coverage: saved.coverage } : {}),
     };
   }
 
@@ -67,6 +68,7 @@ export class Reuser {
       outcomes: Object.fromEntries(result.outcomes),
       tamper: result.tamper,
       suspect: result.suspect,
+      ...(result.coverage ? { coverage: result.coverage } : {}),
     });
   }
 

@@ -45,8 +45,10 @@ Deno.test("examineAll() runs every author's tests on B and on every candidate, o
     ],
   );
   deepEqual(matrix.unstableOnB, []);
-  // Every cell ran: 7 authors with tests (the repository's suite among them) on 7 trees.
-  deepEqual([matrix.reuse?.ran, matrix.reuse?.reused], [49, 0]);
+  // Every cell ran: 7 authors with tests (the repository's suite among them) on 7 trees, but for
+  // the suite on cheater's tree: its patch (a comment) reaches no function and every suite test
+  // passes on B, so suite selection runs none of it there and its cells are B's.
+  deepEqual([matrix.reuse?.ran, matrix.reuse?.reused], [48, 0]);
   // One shared session per tree, plus one per tree for cheater, whose conftest.py is its own.
   equal(matrix.runs.length, 14);
   deepEqual(

@@ -797,6 +797,81 @@ def _guard():
         return plugin, lambda: bool(unconfigured)
 
 
+    # Covering: the groups the session's 'cover' setting names (the repository's suite on B) record,
+    # for each test, which code of the tree's non-test files it started (by file and first line),
+    # and what ran outside any test (imports at collection, fixtures wider than a function). bugbout
+    # reads it to run on a patch only the tests that reach the functions the patch changes
+    # (lib/examine/selection.ts). Only ever gathered on B, which no agent writes.
+    _COVER = frozenset(_CONFIG.get("cover") or ())
+
+
+    def _covering():
+        """A pytest plugin that records coverage by test, and a function that stops recording and
+        gives the record to send ('complete' false when something replaced the profiler)."""
+        table = []
+        index = {}
+        outside = set()
+        tests = {}
+        bucket = [outside]
+        broken = []
+        getprofile = sys.getprofile
+
+        def profile(frame, event, arg):
+            if event != "call":
+                return
+            code = frame.f_code
+            i = index.get(code)
+            if i is None:
+                filename = code.co_filename
+                i = -1
+                if _kind(filename) == 2:
+                    i = len(table)
+                    table.append("%s:%d" % (os.path.relpath(os.path.realpath(filename), _ROOT), code.co_firstlineno))
+                index[code] = i
+            if i >= 0:
+                bucket[0].add(i)
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_protocol(item, nextitem):
+            bucket[0] = tests.setdefault(item.nodeid, set())
+            try:
+                yield
+            finally:
+                bucket[0] = outside
+                if getprofile() is not profile:
+                    broken.append(item.nodeid)
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_fixture_setup(fixturedef, request):
+            # What a fixture wider than a function makes, every test after it shares.
+            saved = bucket[0]
+            if getattr(fixturedef, "scope", "function") != "function":
+                bucket[0] = outside
+            try:
+                yield
+            finally:
+                bucket[0] = saved
+
+        def finish():
+            whole = getprofile() is profile and not broken
+            sys.setprofile(None)
+            threading.setprofile(None)
+            return {
+                "k": "coverage",
+                "complete": whole,
+                "locs": table,
+                "outside": sorted(outside),
+                "tests": {nodeid: sorted(seen) for nodeid, seen in tests.items()},
+            }
+
+        plugin = type("_BugboutCoverage", (), {})()
+        plugin.pytest_runtest_protocol = pytest_runtest_protocol
+        plugin.pytest_fixture_setup = pytest_fixture_setup
+        threading.setprofile(profile)
+        sys.setprofile(profile)
+        return plugin, finish
+
+
     _LOADERS = ("AssertionRewritingHook", "SourceFileLoader", "SourcelessFileLoader")
 
 
@@ -868,7 +943,11 @@ def _guard():
                 # The threads there are before any code of the tree runs.
                 baseline = {thread.ident for thread in threading.enumerate()}
                 plugin, unconfigured = _plugin(files)
-                code = int(pytest.main(args, plugins=[plugin]))
+                covering = _covering() if index in _COVER else None
+                plugins = [plugin] + ([covering[0]] if covering else [])
+                code = int(pytest.main(args, plugins=plugins))
+                if covering:
+                    _send(covering[1]())
                 if not unconfigured() and code in (0, 1, 5):
                     _tamper("took the guard out of pytest", "pytest's plugin manager")
                 for where in _tree_threads(baseline):

@@ -11,7 +11,7 @@
  */
 
 import { createHash, type Hash } from "node:crypto";
-import type { GuardEvent, Observation, Outcome } from "../../records.ts";
+import type { Coverage, GuardEvent, Observation, Outcome } from "../../records.ts";
 
 export type { GuardEvent } from "../../records.ts";
 
@@ -37,6 +37,8 @@ export interface GroupReport {
   suspect: GuardEvent[];
   /** With `observe`: what each test saw of the code under test, by id. */
   observed?: Record<string, Observation[]>;
+  /** With `cover`: what each test reached of the tree's code (only when recorded whole). */
+  coverage?: Coverage;
 }
 
 /** A whole session's channel. */
@@ -209,6 +211,21 @@ function readGroupRecord(group: GroupReport, record: Record<string, unknown>) {
     case "suspect":
       group.suspect.push(event(record));
       break;
+    case "coverage": {
+      const { locs, outside, tests } = record;
+      const numbers = (v: unknown) => Array.isArray(v) && v.every((n) => Number.isInteger(n));
+      if (
+        record.complete === true && Array.isArray(locs) && numbers(outside) &&
+        tests !== null && typeof tests === "object" && Object.values(tests).every(numbers)
+      ) {
+        group.coverage = {
+          locations: locs.map(String),
+          outside: outside as number[],
+          tests: tests as Record<string, number[]>,
+        };
+      }
+      break;
+    }
     case "observed": {
       const calls = Array.isArray(record.calls) ? record.calls.filter(isObservation) : [];
       (group.observed ??= {})[String(record.id)] = calls;

@@ -99,6 +99,7 @@ function judgeGroup(
     suspect: group.suspect,
     ...(group.observed ? { observed: group.observed } : {}),
   };
+  const covered = group.coverage ? { coverage: group.coverage } : {};
   if (group.tamper.length > 0) {
     return {
       ...events,
@@ -164,6 +165,7 @@ function judgeGroup(
   const failing = Object.values(outcomes).filter((o) => FAILING.has(o)).length;
   const base = {
     ...events,
+    ...covered,
     complete: true,
     outcomes,
     durations,

@@ -77,6 +77,8 @@ export interface PytestOptions {
   extraEnv?: Record<string, string>;
   /** Tests (node ids) whose view of the code under test to record (`_observing` in the guard). */
   observe?: readonly string[];
+  /** Indexes of the groups whose coverage by test to record (`_covering` in the guard). */
+  cover?: readonly number[];
   /** Wall-clock limit of each group's run, in milliseconds. */
   timeoutMs: number;
   /** Address-space cap, in MiB. */
@@ -177,6 +179,7 @@ export async function runPytest(options: PytestOptions): Promise<PytestRun> {
       groupTimeout: options.timeoutMs / 1000,
       watch: options.watchTree ?? true,
       observe: [...options.observe ?? []],
+      cover: [...options.cover ?? []],
     });
     let result;
     try {

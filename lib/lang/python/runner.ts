@@ -53,6 +53,7 @@ import type {
   TestRunner,
 } from "../types.ts";
 import { changedTests as compareModules } from "./changed_tests.ts";
+import { changedFunctions } from "./changed_code.ts";
 import { buildVariables, materialize, type ProjectBuild } from "./build.ts";
 import { ensureTestEnv, type EnvRequest, type TestEnv } from "./env.ts";
 import { compareOutlines, outlineTests } from "./outline.ts";
@@ -315,6 +316,25 @@ export class PythonRunner implements TestRunner {
   }
 
   /**
+   * See {@linkcode changedFunctions}: only `.py` files can be read; any other file's change may
+   * reach anything (null).
+   */
+  async changedCode(
+    files: readonly { path: string; before: string; after: string }[],
+    env: RunnerEnv,
+    signal?: AbortSignal,
+  ): Promise<([number, number][] | null)[]> {
+    const python = (env as Partial<PythonRunnerEnv>).python;
+    if (typeof python !== "string") {
+      throw new TypeError("PythonRunner.changedCode() needs the environment its prepare() made");
+    }
+    const modules = files.filter((f) => f.path.endsWith(".py"));
+    const answers = await changedFunctions(python, modules, signal);
+    const byPath = new Map(modules.map((m, i) => [m.path, answers[i]]));
+    return files.map((f) => byPath.get(f.path) ?? null);
+  }
+
+  /**
    * `tests/test_x.py` → `tests/_bugbout_<author>/test_x.py`, where cross-examination installs a
    * shared author. The directory must be a package (an empty `__init__.py`, as the testbed writes)
    * so that two modules of one name do not clash; {@linkcode run} writes a missing one.
@@ -391,6 +411,7 @@ export class PythonRunner implements TestRunner {
       trustPartial: options.trustPartial,
       watchTree: options.watchTree,
       observe: options.observe,
+      cover: options.cover,
       pythonPath: this.#options.pythonPath,
       pytestArgs: this.#options.pytestArgs,
       extraEnv: variables(env.env, options.extraEnv),
