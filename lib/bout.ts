@@ -313,11 +313,13 @@ export class Bout {
   /** The language's tools for the bout, what every tree shares prepared (saying so when slow). */
   async #tools(emit: (event: BoutEvent) => void, signal?: AbortSignal): Promise<ProjectTools> {
     const tools = projectTools(this.project);
-    // Building an environment the first time can take minutes: say so when it is not quick.
-    const building = tools.preparing === undefined
-      ? undefined
-      : setTimeout(() => emit({ kind: "note", text: tools.preparing! }), 2000);
-    await tools.prepare(signal).finally(() => clearTimeout(building));
+    // Building an environment the first time can take minutes: say so when it builds one (never
+    // when it reuses one).
+    const preparing = tools.preparing;
+    await tools.prepare(
+      signal,
+      preparing === undefined ? undefined : () => emit({ kind: "note", text: preparing }),
+    );
     return tools;
   }
 
