@@ -31,7 +31,15 @@ import {
   type RaceSummary,
 } from "./race/mod.ts";
 import type { Attempt, Task, TasksFile } from "./records.ts";
-import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
+import {
+  buildReport,
+  detectableText,
+  renderHtml,
+  renderJson,
+  renderMarkdown,
+  type Report,
+  smallestDetectable,
+} from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
@@ -207,6 +215,7 @@ export class Bout {
     // What every tree shares (a Python project's environment) is made once, for every stage.
     const tools = await this.#tools(emit, signal);
     const shared = { signal, sandbox, tools };
+    let scorable = 0;
     await stage("oracle", async () => {
       const result = await oracleAll(project, selected, {
         ...shared,
@@ -214,9 +223,15 @@ export class Bout {
         retryFailed: options.retryFailed,
         onProgress: (event) => emit({ kind: "tasks", stage: "oracle", event }),
       });
+      scorable = selected.filter((t) => result.file.oracles[t.id]?.status === "scorable").length;
       return [result, result.summary];
     });
     if (options.tasksOnly) return await this.#report(stage, mined);
+    if (!options.noRace && project.config.contestants.length >= 2) {
+      // Before anyone spends quota: how big a difference this many tasks can show at all.
+      const power = smallestDetectable(scorable, project.config.run.repeats);
+      emit({ kind: "note", text: `Power: ${detectableText(power)}.` });
+    }
     if (!options.noRace) {
       await stage("race", async () => {
         const result = await raceAll(project, selected, {
