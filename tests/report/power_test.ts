@@ -7,8 +7,10 @@
  * @module
  */
 
-import { equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { detectableText, smallestDetectable } from "../../lib/report/power.ts";
+import { buildReport, renderReport, REPORT_FORMATS } from "../../lib/report/mod.ts";
+import { fixtureInput } from "./fixture.ts";
 
 /** Two-sided exact sign test from Pascal's triangle (not the report's McNemar code). */
 function signTestP(b: number, c: number): number {
@@ -96,4 +98,19 @@ Deno.test("with 20 tasks only 30 points would be significant; three attempts eac
     /no difference between two agents could be significant/,
   );
   equal(smallestDetectable(7).points !== null && Math.ceil(smallestDetectable(7).points!), 86);
+});
+
+Deno.test("every report format says how big a difference its scored tasks can show", () => {
+  const report = buildReport(fixtureInput());
+  deepEqual(report.power, smallestDetectable(report.power.tasks, report.repeats));
+  ok(report.power.tasks > 0);
+  const words = detectableText(report.power).replace(/^w/, "W");
+  for (const format of REPORT_FORMATS) {
+    const text = renderReport(report, format).replace(/\s+/g, " ");
+    if (format === "json") {
+      equal(JSON.parse(text).power.points, report.power.points);
+    } else {
+      ok(text.includes(words), `${format}: ${words}`);
+    }
+  }
 });
