@@ -145,6 +145,9 @@ const agentRowSchema = z.object({
     costUsd: z.number().nullable().describe(
       "Cost of attempts at scored tasks / attempts resolved.",
     ),
+    tokens: z.number().nullable().describe(
+      "Tokens of attempts at scored tasks / attempts resolved.",
+    ),
     durationMs: z.number().nullable().describe(
       "Time of attempts at scored tasks / attempts resolved.",
     ),

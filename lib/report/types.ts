@@ -207,6 +207,8 @@ export interface AgentRow extends AgentFigures {
   perResolved: {
     /** Cost of the attempts at scored tasks / attempts that resolved. */
     costUsd: number | null;
+    /** Tokens of the attempts at scored tasks / attempts that resolved. */
+    tokens: number | null;
     /** Time of the attempts at scored tasks / attempts that resolved. */
     durationMs: number | null;
   };
