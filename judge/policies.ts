@@ -239,7 +239,9 @@ export function assessPatch(
   const sameVendorAuthors = unique(sameVendor.map((t) => t.author));
   if (independent.length === 0) {
     const why = facts.baseRuns.length === 0
-      ? "no run of the unfixed tree completed, so no test can reproduce the bug"
+      ? `no run of the unfixed tree completed, so no test can reproduce the bug${
+        baseTrouble(facts)
+      }`
       : facts.reproductions.length === 0
       ? "no agent-written test fails on the unfixed tree"
       : "every test that fails on the unfixed tree is set aside for this patch";
@@ -426,4 +428,12 @@ export function listOf(items: readonly string[]): string {
 function brokenText(b: Breakage): string {
   const keep = b.others === 1 ? "other patch keeps" : "other patches keep";
   return `${b.test.id} (${b.outcome}; ${b.kept} of ${b.others} ${keep} it passing)`;
+}
+
+/** Why B did not run, in words: " (B: tampered: changed files of the tree under test (x))". */
+function baseTrouble(facts: MatrixFacts): string {
+  const b = facts.matrix.trees.find((t) => t.kind === "base" && t.status !== "ok");
+  if (!b) return "";
+  const message = b.message?.split("\n")[0].trim();
+  return ` (${b.id}: ${b.status}${message ? `: ${message}` : ""})`;
 }

@@ -84,12 +84,26 @@ export function tamperers(matrix: Matrix): Tamperers {
   const authors = new Map<string, Tampering["events"]>();
   const blame = (map: Map<string, Tampering["events"]>, key: string, t: Tampering) =>
     map.set(key, [...(map.get(key) ?? []), ...t.events]);
+  const bases = new Set(matrix.trees.filter((t) => t.kind === "base").map((t) => t.id));
+  const same = (a: Tampering["events"][number], b: Tampering["events"][number]) =>
+    a.what === b.what && a.where === b.where;
+  // What an author's tests did on B, whose code is the maintainers': theirs, not any tree's.
+  const onBase = (t: Tampering) =>
+    found.some((o) =>
+      bases.has(o.tree) && o.author === t.author &&
+      t.events.every((e) => o.events.some((b) => same(e, b)))
+    );
   for (const t of found) {
-    // An event that names no file (a forged line on the results channel) is the tree's when the
-    // repository's session or another session on the same tree suffered it too.
+    // An event that names no file (a forged line on the results channel, a file of the tree
+    // changed) is decided by comparing with B: what an author's session does on B as well is
+    // that author's tests' doing (the repository's: the suite's own behaviour, nobody's
+    // tampering); else it is the tree's when the repository's session or another session on the
+    // same tree suffered it too.
     const shared = found.filter((o) => o.tree === t.tree);
     const whose = t.blame?.length
       ? t.blame
+      : bases.has(t.tree) || onBase(t)
+      ? ["author"]
       : shared.length >= 2 || shared.some((o) => o.author === "repository")
       ? ["tree"]
       : ["author"];

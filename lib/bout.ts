@@ -31,7 +31,15 @@ import {
   type RaceSummary,
 } from "./race/mod.ts";
 import type { Attempt, Task, TasksFile } from "./records.ts";
-import { buildReport, renderHtml, renderJson, renderMarkdown, type Report } from "./report/mod.ts";
+import {
+  buildReport,
+  detectableText,
+  renderHtml,
+  renderJson,
+  renderMarkdown,
+  type Report,
+  smallestDetectable,
+} from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
@@ -207,6 +215,7 @@ export class Bout {
     // What every tree shares (a Python project's environment) is made once, for every stage.
     const tools = await this.#tools(emit, signal);
     const shared = { signal, sandbox, tools };
+    let scorable = 0;
     await stage("oracle", async () => {
       const result = await oracleAll(project, selected, {
         ...shared,
@@ -214,9 +223,15 @@ export class Bout {
         retryFailed: options.retryFailed,
         onProgress: (event) => emit({ kind: "tasks", stage: "oracle", event }),
       });
+      scorable = selected.filter((t) => result.file.oracles[t.id]?.status === "scorable").length;
       return [result, result.summary];
     });
     if (options.tasksOnly) return await this.#report(stage, mined);
+    if (!options.noRace && project.config.contestants.length >= 2) {
+      // Before anyone spends quota: how big a difference this many tasks can show at all.
+      const power = smallestDetectable(scorable, project.config.run.repeats);
+      emit({ kind: "note", text: `Power: ${detectableText(power)}.` });
+    }
     if (!options.noRace) {
       await stage("race", async () => {
         const result = await raceAll(project, selected, {
@@ -313,11 +328,13 @@ export class Bout {
   /** The language's tools for the bout, what every tree shares prepared (saying so when slow). */
   async #tools(emit: (event: BoutEvent) => void, signal?: AbortSignal): Promise<ProjectTools> {
     const tools = projectTools(this.project);
-    // Building an environment the first time can take minutes: say so when it is not quick.
-    const building = tools.preparing === undefined
-      ? undefined
-      : setTimeout(() => emit({ kind: "note", text: tools.preparing! }), 2000);
-    await tools.prepare(signal).finally(() => clearTimeout(building));
+    // Building an environment the first time can take minutes: say so when it builds one (never
+    // when it reuses one).
+    const preparing = tools.preparing;
+    await tools.prepare(
+      signal,
+      preparing === undefined ? undefined : () => emit({ kind: "note", text: preparing }),
+    );
     return tools;
   }
 

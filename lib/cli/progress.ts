@@ -47,6 +47,8 @@ interface Tally {
   done: number;
   sessions: number;
   at: number;
+  /** The time left as estimated when the last task finished, and when that was. */
+  estimate?: { ms: number; at: number };
 }
 
 const realEvery = (ms: number, tick: () => void) => {
@@ -58,10 +60,24 @@ function stamp(at: number): string {
   return new Date(at).toISOString().slice(11, 19);
 }
 
-/** The time left, once two units are done: the time so far for each, times what is left. */
+/**
+ * The time left, once two units are done. It is estimated only from finished work, when a unit
+ * finishes (the time so far for each, times what is left), and counts down from there while
+ * waiting: waiting alone never makes it grow.
+ */
 function eta(tally: Tally, now: number): string | undefined {
-  if (tally.done < 2 || tally.done >= tally.total) return undefined;
-  return elapsed(((now - tally.at) / tally.done) * (tally.total - tally.done));
+  if (tally.done < 2 || tally.done >= tally.total || !tally.estimate) return undefined;
+  const left = tally.estimate.ms - (now - tally.estimate.at);
+  return left > 0 ? elapsed(left) : undefined;
+}
+
+/** Count one more finished unit of `tally` at `now`, and estimate the time left from it. */
+function finished(tally: Tally, now: number) {
+  tally.done++;
+  tally.estimate = {
+    ms: ((now - tally.at) / tally.done) * (tally.total - tally.done),
+    at: now,
+  };
 }
 
 /** A progress printer writing to `io`'s standard error. */
@@ -181,7 +197,7 @@ export function progressPrinter(io: Io, options: ProgressOptions = {}): Progress
           } else if (e.event === "done") {
             const running = lanes.get(e.task);
             lanes.delete(e.task);
-            if (tally) tally.done++;
+            if (tally) finished(tally, now());
             const t = now();
             const took = running ? ` ${p.dim(`(${elapsed(t - running.at)})`)}` : "";
             const sessions = running ? `, ${plural(running.sessions, "test session")}` : "";

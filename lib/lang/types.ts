@@ -523,15 +523,16 @@ export interface ProjectTools {
    */
   readonly key: string;
   /**
-   * What {@linkcode prepare} tells a person when it takes a while (undefined: nothing worth
-   * saying), e.g. that the project's test environment is being built.
+   * What {@linkcode prepare} tells a person when it builds what it prepares (undefined: nothing
+   * worth saying), e.g. that the project's test environment is being built.
    */
   readonly preparing?: string;
   /**
    * Make what every tree shares, once, with the network open (Python: the project's test
-   * environment). Throws a `BugboutError` that says what to install or fix.
+   * environment), calling `onBuilding` only when it builds it (not when it reuses it). Throws a
+   * `BugboutError` that says what to install or fix.
    */
-  prepare(signal?: AbortSignal): Promise<void>;
+  prepare(signal?: AbortSignal, onBuilding?: () => void): Promise<void>;
   /**
    * The key of the environment the tree at `commit` gets: its dependency files' (prepared with
    * the network open and cached, so that a later {@linkcode open} of that tree is quick), or the

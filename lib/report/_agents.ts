@@ -90,6 +90,7 @@ export function agentFigures(
 function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
   const figures = agentFigures(ctx, agent.name);
   let scoredCost = 0, scoredCostSeen = false, scoredDuration = 0;
+  let scoredTokens = 0, scoredTokensSeen = false;
   for (const task of ctx.scored) {
     for (const { attempt } of attemptsOf(ctx, task, agent.name)) {
       if (attempt.status === "infra-error") continue;
@@ -97,6 +98,11 @@ function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
       if (attempt.costUsd !== undefined) {
         scoredCost += attempt.costUsd;
         scoredCostSeen = true;
+      }
+      const used = tokensOf(attempt);
+      if (used !== undefined) {
+        scoredTokens += used;
+        scoredTokensSeen = true;
       }
     }
   }
@@ -129,6 +135,7 @@ function agentRow(ctx: Context, agent: ReportAgent): AgentRow {
     cost: { attempts: costs.length, totalUsd: costs.length ? sum(costs) : null },
     perResolved: {
       costUsd: resolved && scoredCostSeen ? scoredCost / resolved : null,
+      tokens: resolved && scoredTokensSeen ? scoredTokens / resolved : null,
       durationMs: resolved ? scoredDuration / resolved : null,
     },
   };

@@ -8,6 +8,7 @@
 import { agentOfName, type AttemptStatus, type ResolutionOutcome } from "../records.ts";
 import type { EvidenceRole } from "../roles.ts";
 import { formatP } from "./stats.ts";
+import { detectableText } from "./power.ts";
 import {
   type Report,
   SANDBOX_MODES,
@@ -124,7 +125,10 @@ const REPEATS_LEADS: Partial<Record<SectionId, (k: number) => string>> = {
 /** What a section shows, in a sentence: the lead for the report's number of repeats. */
 export function sectionLead(report: Report, id: SectionId): string {
   const repeats = report.repeats > 1 ? REPEATS_LEADS[id] : undefined;
-  return repeats ? repeats(report.repeats) : SECTION_LEADS[id];
+  const lead = repeats ? repeats(report.repeats) : SECTION_LEADS[id];
+  if (id !== "comparisons" || !report.power) return lead;
+  const power = detectableText(report.power);
+  return `${lead} ${power[0].toUpperCase()}${power.slice(1)}.`;
 }
 
 /** A rate as a whole percentage, or "—". */

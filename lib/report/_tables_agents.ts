@@ -187,6 +187,14 @@ export function agentsData(report: Report, voice: Voice): AgentsData {
       cell: (a) => usd(a.perResolved.costUsd),
     },
     {
+      head: "Tokens per resolved",
+      short: "tokens/resolved",
+      // Not in the terminal's width: JSON, Markdown and HTML carry it.
+      only: "full",
+      num: true,
+      cell: (a) => tokens(a.perResolved.tokens),
+    },
+    {
       head: "Time per resolved",
       short: "time/resolved",
       num: true,

@@ -19,6 +19,7 @@ import { VERSION } from "../version.ts";
 import { type Report, REPORT_VERSION } from "./types.ts";
 import { contextOf, type ReportInput } from "./_context.ts";
 import { agentRows, comparisons } from "./_agents.ts";
+import { smallestDetectable } from "./power.ts";
 import { mergeGate, picking } from "./_judging.ts";
 import { evidenceRows, separationRows } from "./_authors.ts";
 import { discovery, taskRows } from "./_tasks.ts";
@@ -57,6 +58,7 @@ export function buildReport(input: ReportInput): Report {
     noScoredTask: noScoredTask(ctx, found),
     agents: agentRows(ctx),
     comparisons: comparisons(ctx),
+    power: smallestDetectable(ctx.scored.length, ctx.repeats),
     picking: picking(ctx),
     mergeGate: mergeGate(ctx),
     separation: separationRows(ctx),

@@ -145,6 +145,9 @@ const agentRowSchema = z.object({
     costUsd: z.number().nullable().describe(
       "Cost of attempts at scored tasks / attempts resolved.",
     ),
+    tokens: z.number().nullable().describe(
+      "Tokens of attempts at scored tasks / attempts resolved.",
+    ),
     durationMs: z.number().nullable().describe(
       "Time of attempts at scored tasks / attempts resolved.",
     ),
@@ -427,6 +430,19 @@ const reportObject = z.object({
   ),
   agents: z.array(agentRowSchema),
   comparisons: z.array(comparisonSchema),
+  power: z.object({
+    tasks: count.describe("Scored tasks."),
+    repeats: z.int().min(1).describe("Attempts per agent and task."),
+    test: z.enum(["mcnemar", "sign-flip"]).describe("The paired test the comparisons use."),
+    tasksOneWay: count.nullable().describe(
+      "Tasks that must all go one agent's way for p <= 0.05; null: no number of them suffices.",
+    ),
+    points: z.number().min(0).nullable().describe(
+      "The smallest difference in resolve rate, in percentage points, that could be significant.",
+    ),
+  }).describe(
+    "How big a difference between two agents this many scored tasks can tell from chance at all.",
+  ),
   picking: pickingSchema,
   mergeGate: z.object({
     policy: z.string(),

@@ -13,6 +13,7 @@ import type { AttemptStatus, CapabilityFinding, Outcome, ResolutionOutcome } fro
 import type { AgentEvidence } from "../roles.ts";
 import type { Interval, PairedComparison, Separation } from "./stats.ts";
 import type { IntervalMethod, RatesComparison, TaskMean } from "./stats_repeats.ts";
+import type { Detectable } from "./power.ts";
 
 export {
   ATTEMPT_STATUSES,
@@ -206,6 +207,8 @@ export interface AgentRow extends AgentFigures {
   perResolved: {
     /** Cost of the attempts at scored tasks / attempts that resolved. */
     costUsd: number | null;
+    /** Tokens of the attempts at scored tasks / attempts that resolved. */
+    tokens: number | null;
     /** Time of the attempts at scored tasks / attempts that resolved. */
     durationMs: number | null;
   };
@@ -501,6 +504,8 @@ export interface Report {
   agents: AgentRow[];
   /** "Are the differences real?": every two contestants. */
   comparisons: ComparisonRow[];
+  /** The smallest difference between two agents the scored tasks can tell from chance. */
+  power: Detectable;
   /** "Picking one patch per bug". */
   picking: Picking;
   /**

@@ -159,3 +159,22 @@ Deno.test("--quiet prints no progress at all", () => {
   p.stop();
   deepEqual([lines, raw], [[], []]);
 });
+
+Deno.test("the time left is estimated from finished tasks only and counts down while waiting", () => {
+  const { io, lines } = capture(false);
+  const clock = fakeTime();
+  const p = progressPrinter(io, { now: clock.now, every: clock.every });
+  p.onEvent({ kind: "stage-start", stage: "examine" });
+  p.onEvent(task({ event: "plan", run: 6, cached: 0, skipped: 0 }));
+  for (const id of ["issue-1", "issue-2", "issue-3"]) p.onEvent(task({ event: "start", task: id }));
+  clock.advance(5_000);
+  p.onEvent(task({ event: "done", task: "issue-1" }));
+  clock.advance(5_000);
+  p.onEvent(task({ event: "done", task: "issue-2" }));
+  // 5 s a task so far, four tasks left.
+  match(lines.at(-1)!, /2\/6 tasks · about 20s left$/);
+  // Ten seconds of waiting on issue-3 take ten seconds off; they add none.
+  clock.advance(10_000);
+  match(lines.at(-1)!, /^\[10:00:20\] examine {2}2\/6 tasks done, .*about 10s left/);
+  p.stop();
+});

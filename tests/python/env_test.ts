@@ -106,7 +106,7 @@ Deno.test("a Python this machine lacks is refused with a hint, never downloaded"
   );
 });
 
-Deno.test("two bugbout processes building the same environment build it once", async () => {
+Deno.test("two bugbout processes building the same environment build it once, and only the builder says it builds", async () => {
   await using tmp = await tempDir();
   const repo = await buildEnvRepo(join(tmp.path, "repo"));
   const envs = join(tmp.path, "envs");
@@ -120,8 +120,12 @@ Deno.test("two bugbout processes building the same environment build it once", a
     `import { ensureTestEnv } from ${
       JSON.stringify(new URL("../../lib/lang/python/env.ts", import.meta.url).href)
     };\n` +
-      `const env = await ensureTestEnv(${JSON.stringify(request)});\n` +
-      `console.log(await Deno.readTextFile(env.prefix + "/bugbout-env.json"));\n`,
+      `let built = false;\n` +
+      `const env = await ensureTestEnv({ ...${
+        JSON.stringify(request)
+      }, onBuilding: () => built = true });\n` +
+      `const manifest = JSON.parse(await Deno.readTextFile(env.prefix + "/bugbout-env.json"));\n` +
+      `console.log(JSON.stringify({ built, created: manifest.created }));\n`,
   );
   const spawn = () =>
     run([Deno.execPath(), "run", "-A", "--quiet", `--config=${CONFIG}`, script], {
@@ -130,6 +134,11 @@ Deno.test("two bugbout processes building the same environment build it once", a
   const [a, b] = await Promise.all([spawn(), spawn()]);
   // Same manifest, same creation time: one built it, the other waited and reused it.
   equal(JSON.parse(a.stdout).created, JSON.parse(b.stdout).created);
+  // Only the one that built it says it builds one (the progress note "Building the test
+  // environment"); a reuse says nothing.
+  equal([JSON.parse(a.stdout).built, JSON.parse(b.stdout).built].filter(Boolean).length, 1);
+  const third = await spawn();
+  equal(JSON.parse(third.stdout).built, false);
 });
 
 Deno.test("dependencyFile() finds the packaging file nearest above the package", async () => {

@@ -259,3 +259,55 @@ Deno.test("the guard charges the group that changes the tree's code, and stops",
   ok(run.groups[1].unreached);
   deepEqual(run.treeChanged, { group: 0, paths: ["calc/__init__.py"] });
 });
+
+Deno.test("a group that rewrites a data file of the tree and puts it back as it was changed nothing", async () => {
+  await using tmp = await tempDir();
+  const tree = join(tmp.path, "tree");
+  await writeFiles(tree, {
+    "calc/__init__.py": "def add(a, b):\n    return a + b\n",
+    ...TESTS,
+    "tests/examples/example.toml": "a = 1\n",
+    // As tomlkit's own tests/test_toml_file.py does: write the example, read it, restore it.
+    "tests/test_roundtrip.py": "import os\n\nPATH = os.path.join(os.path.dirname(__file__), " +
+      "'examples', 'example.toml')\n\n\ndef test_roundtrip():\n" +
+      "    original = open(PATH).read()\n    try:\n        open(PATH, 'w').write('a = 2\\n')\n" +
+      "    finally:\n        open(PATH, 'w').write(original)\n",
+  });
+  const run = await runPytest({
+    sandbox: await sandbox(),
+    env: await env(),
+    tree,
+    targets: [],
+    groups: [["tests/test_roundtrip.py"], ["tests/test_calc.py"]],
+    timeoutMs: 60_000,
+    scratch: join(tmp.path, "runs"),
+  });
+  deepEqual(run.groups.map((g) => [g.status, passes(g)]), [
+    ["ok", ["tests/test_roundtrip.py::test_roundtrip"]],
+    ["ok", ["tests/test_calc.py::test_add"]],
+  ]);
+  equal(run.treeChanged, undefined);
+});
+
+Deno.test("a group that changes a file's content and sets its size and times back is charged", async () => {
+  await using tmp = await tempDir();
+  const tree = join(tmp.path, "tree");
+  await writeFiles(tree, {
+    "calc/__init__.py": "def add(a, b):\n    return a + b\n",
+    ...TESTS,
+    "tests/test_sly.py": "import calc, os\n\n\ndef test_sly():\n    st = os.stat(calc.__file__)\n" +
+      "    open(calc.__file__, 'w').write('def add(a, b):\\n    return a - b\\n')\n" +
+      "    os.utime(calc.__file__, ns=(st.st_atime_ns, st.st_mtime_ns))\n",
+  });
+  const run = await runPytest({
+    sandbox: await sandbox(),
+    env: await env(),
+    tree,
+    targets: [],
+    groups: [["tests/test_sly.py"], ["tests/test_calc.py"]],
+    timeoutMs: 60_000,
+    scratch: join(tmp.path, "runs"),
+  });
+  equal(run.groups[0].status, "tampered");
+  deepEqual(run.treeChanged, { group: 0, paths: ["calc/__init__.py"] });
+});

@@ -113,6 +113,8 @@ Deno.test("buildReport() reports median time, tokens and cost, and per resolved 
   // Scored tasks cost 0.40 + 1.10 + 0.30 and took 120 + 300 + 90 s, for 2 resolved.
   close(codex.perResolved.costUsd, 0.9, 9);
   equal(codex.perResolved.durationMs, 255_000);
+  // And used 50k + 120k + 40k tokens.
+  equal(codex.perResolved.tokens, 105_000);
 
   const claude = agent("claude");
   // 5, 100, 150, 200, 1800 s; the timeout and the crash reported no tokens or cost.
@@ -122,12 +124,13 @@ Deno.test("buildReport() reports median time, tokens and cost, and per resolved 
   close(claude.cost.totalUsd, 2.15, 9);
   close(claude.perResolved.costUsd, 1.075, 9);
   equal(claude.perResolved.durationMs, 225_000);
+  equal(claude.perResolved.tokens, 92_500);
 
   const cheater = agent("cheater");
   equal(cheater.medianDurationMs, 10_000);
   deepEqual(cheater.tokens, { attempts: 0, total: null, medianPerAttempt: null });
   deepEqual(cheater.cost, { attempts: 0, totalUsd: null });
-  deepEqual(cheater.perResolved, { costUsd: null, durationMs: null });
+  deepEqual(cheater.perResolved, { costUsd: null, tokens: null, durationMs: null });
 });
 
 Deno.test("buildReport() leaves an infrastructure error out of the agent's numbers", () => {

@@ -72,6 +72,7 @@ def _guard():
     import json  # noqa: E402
     import shutil  # noqa: E402
     import signal  # noqa: E402
+    import stat  # noqa: E402
     import threading  # noqa: E402
 
     sys.path[:] = _saved_path
@@ -411,9 +412,13 @@ def _guard():
             return None
 
 
-    def _tree_state(root, suffixes):
-        """lstat of every file under the tree that can change what Python runs (bytecode too: no
-        session writes any, so a group that does leaves it for what runs next)."""
+    def _tree_state(root, suffixes, known=None, sha256=hashlib.sha256, lstat=os.lstat,
+                    readlink=os.readlink, isreg=stat.S_ISREG, islnk=stat.S_ISLNK, open=open):
+        """Every file under the tree that can change what Python runs (bytecode too: no session
+        writes any, so a group that does leaves it for what runs next), as (lstat, mode, digest of
+        its content). What is compared is the mode and the content: a file a session rewrites and
+        puts back as it was changes nothing that runs next. A file whose lstat (ctime included,
+        which no process can set) is as in 'known' is not read again."""
         state = {}
         for top, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if d != ".git"]
@@ -421,10 +426,22 @@ def _guard():
                 if name.endswith(suffixes):
                     path = os.path.join(top, name)
                     try:
-                        st = os.lstat(path)
+                        st = lstat(path)
+                        meta = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+                        old = known.get(path) if known else None
+                        if old is not None and old[0] == meta:
+                            state[path] = old
+                            continue
+                        if islnk(st.st_mode):
+                            digest = "link:" + readlink(path)
+                        elif isreg(st.st_mode):
+                            with open(path, "rb") as handle:
+                                digest = sha256(handle.read()).hexdigest()
+                        else:
+                            digest = None
                     except FileNotFoundError:
                         continue
-                    state[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+                    state[path] = (meta, st.st_mode, digest)
         return state
 
 
@@ -1020,8 +1037,8 @@ def _guard():
                 _purge_bytecode(_ROOT)
             code = _run_group(index, group)
             if watch:
-                after = _tree_state(_ROOT, _CODE_FILES)
-                changed = sorted(set(before) ^ set(after) | {p for p in before if p in after and before[p] != after[p]})
+                after = _tree_state(_ROOT, _CODE_FILES, before)
+                changed = sorted(set(before) ^ set(after) | {p for p in before if p in after and before[p][1:] != after[p][1:]})
                 if changed:
                     _send({
                         "k": "tree-changed",

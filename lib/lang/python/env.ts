@@ -86,6 +86,8 @@ export interface EnvRequest {
   revision?: string;
   /** Stop a long build. */
   signal?: AbortSignal;
+  /** Called when the environment is built, not when an existing one is reused. */
+  onBuilding?: () => void;
 }
 
 /** The request for a project's environment, from its configuration. */
@@ -246,7 +248,10 @@ async function uvTestEnv(request: EnvRequest): Promise<TestEnv> {
   const dir = resolve(request.envsDir ?? join(request.home, "envs"), `py${choice.version}-${key}`);
   let pending = building.get(dir);
   if (!pending) {
-    pending = lockedBuild(dir, () => build(dir, key, choice, request, tree, file));
+    pending = lockedBuild(dir, () => {
+      request.onBuilding?.();
+      return build(dir, key, choice, request, tree, file);
+    });
     building.set(dir, pending);
     pending.catch(() => building.delete(dir));
   }

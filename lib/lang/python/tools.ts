@@ -52,8 +52,12 @@ export function pythonTools(
       signal,
     });
   let built: Promise<TestEnv> | undefined = options.env ? Promise.resolve(options.env) : undefined;
-  const environment = (signal?: AbortSignal) => {
-    built ??= ensureTestEnv({ ...envRequest(project, signal), revision: options.revision });
+  const environment = (signal?: AbortSignal, onBuilding?: () => void) => {
+    built ??= ensureTestEnv({
+      ...envRequest(project, signal),
+      revision: options.revision,
+      onBuilding,
+    });
     // A failed build is tried again by the next caller.
     built.catch(() => (built = undefined));
     return built;
@@ -85,7 +89,7 @@ export function pythonTools(
     key: inputsKey({ harness: HARNESS_KEY, build: BUILD_LAYOUT, pytestArgs: c.project.pytestArgs }),
     preparing: "Building the test environment (uv installs the project and its test " +
       "dependencies once; later runs reuse it)...",
-    prepare: async (signal) => void await environment(signal),
+    prepare: async (signal, onBuilding) => void await environment(signal, onBuilding),
     // The key open() gives the tree at `commit`: its environment's and, when the tree is built,
     // its build's (a stage's saved result made on a tree built otherwise does not stand).
     envKey: async (commit, signal, at) => {
