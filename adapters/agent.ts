@@ -8,6 +8,7 @@
 
 import type { Validator } from "../lib/validator.ts";
 import type { Sandbox } from "../lib/sandbox/types.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 
 /** Token usage of one attempt, as the agent reported it. Missing fields were not reported. */
 export interface TokenUsage {
@@ -135,6 +136,11 @@ export interface CodingAgent {
   parse?(output: RunOutput): AgentReport | Promise<AgentReport>;
   /** The executable's version, for doctor and the report. Must not spend quota. */
   version?(): Promise<string | undefined>;
+  /**
+   * Read the run's transcript from the agent's own log: its messages, tool calls, commands and
+   * their exit codes, in order. Absent for an agent whose log has no such record.
+   */
+  transcript?(input: TranscriptInput): TranscriptStep[] | Promise<TranscriptStep[]>;
 }
 
 /** The settings of one `[[contestants]]` or `[[examiners]]` entry, after validation. */
