@@ -13,6 +13,7 @@ import type { TokenUsage } from "../../adapters/agent.ts";
 
 /** A message of the conversation: the task given, the agent's words, a system prompt. */
 export interface TranscriptMessage {
+  /** A message. */
   kind: "message";
   /** Who wrote it. */
   role: "system" | "user" | "agent";
@@ -28,6 +29,7 @@ export interface TranscriptMessage {
 
 /** A tool the agent called, and what came back. */
 export interface TranscriptToolCall {
+  /** A tool call. */
   kind: "tool";
   /** The call's id in the agent's log (made up in order when the log has none). */
   id: string;
