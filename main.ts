@@ -124,7 +124,7 @@ export type {
   TranscriptStep,
   TranscriptToolCall,
 } from "./lib/transcript/types.ts";
-export type { Artifacts } from "./lib/report/site/write.ts";
+export type { Artifacts } from "./lib/report/mod.ts";
 export {
   ATTEMPT_STATUSES,
   type AttemptStatus,

@@ -8,23 +8,10 @@
 
 import type { Validator } from "../lib/validator.ts";
 import type { Sandbox } from "../lib/sandbox/types.ts";
-import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
+import type { TokenUsage, TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 
-/** Token usage of one attempt, as the agent reported it. Missing fields were not reported. */
-export interface TokenUsage {
-  /** Prompt tokens, cached ones included. */
-  input?: number;
-  /** Of the input, tokens served from a cache. */
-  cachedInput?: number;
-  /** Tokens written to a prompt cache. */
-  cacheWrite?: number;
-  /** Completion tokens, reasoning included. */
-  output?: number;
-  /** Of the output, reasoning tokens. */
-  reasoning?: number;
-  /** The agent's own total, when it gives one. */
-  total?: number;
-}
+/** Token usage of one attempt, as the agent reported it (defined with the transcript types). */
+export type { TokenUsage };
 
 /** Everything an adapter needs to build one attempt's command line. */
 export interface Session {

@@ -38,8 +38,9 @@ import {
   renderMarkdown,
   type Report,
   type ReportInput,
+  writeArtifacts,
 } from "./report/mod.ts";
-import { type Artifacts, writeArtifacts } from "./report/site/write.ts";
+import type { Artifacts } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";

@@ -28,6 +28,7 @@ export { escapeMarkdown, renderMarkdown } from "./markdown.ts";
 export { renderTerminal, TERMINAL_WIDTH, type TerminalOptions } from "./terminal.ts";
 export * from "./types.ts";
 export { reportJsonSchema, reportSchema } from "./schema.ts";
+export { type Artifacts, JUNIT_DIR, SITE_DIR, writeArtifacts } from "./site/write.ts";
 
 /** The formats a report renders to. */
 export const REPORT_FORMATS = ["terminal", "markdown", "json", "html"] as const;

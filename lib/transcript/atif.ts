@@ -14,8 +14,7 @@
  */
 
 import { z } from "../deps.ts";
-import type { TokenUsage } from "../../adapters/agent.ts";
-import type { Transcript, TranscriptToolCall } from "./types.ts";
+import type { TokenUsage, Transcript, TranscriptToolCall } from "./types.ts";
 
 /** The ATIF version written. */
 export const ATIF_VERSION = "ATIF-v1.4";

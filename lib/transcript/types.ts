@@ -9,7 +9,24 @@
  * @module
  */
 
-import type { TokenUsage } from "../../adapters/agent.ts";
+/**
+ * Token counts as an agent reported them (the same fields as the adapters' `TokenUsage`, kept here
+ * so that this floor needs nothing above it). Missing fields were not reported.
+ */
+export interface TokenUsage {
+  /** Prompt tokens, cached ones included. */
+  input?: number;
+  /** Of the input, tokens served from a cache. */
+  cachedInput?: number;
+  /** Tokens written to a prompt cache. */
+  cacheWrite?: number;
+  /** Completion tokens, reasoning included. */
+  output?: number;
+  /** Of the output, reasoning tokens. */
+  reasoning?: number;
+  /** The agent's own total, when it gives one. */
+  total?: number;
+}
 
 /** A message of the conversation: the task given, the agent's words, a system prompt. */
 export interface TranscriptMessage {

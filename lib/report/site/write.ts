@@ -16,7 +16,7 @@ import { junitFiles } from "../junit.ts";
 import { renderHtml } from "../html.ts";
 import { renderSite, type SiteTask } from "./mod.ts";
 import { fileName } from "./_page.ts";
-import { loadPatches, loadTrajectory } from "../../race/attempts.ts";
+import { loadPatches, loadTrajectory } from "../../race/mod.ts";
 import { nameOf } from "../../records.ts";
 import type { ResultsDir } from "../../store.ts";
 import { StoreError } from "../../errors.ts";
