@@ -117,6 +117,14 @@ export type { Io } from "./lib/cli/io.ts";
 export type { RaceProgress, RaceSummary } from "./lib/race/mod.ts";
 export { type Language, LANGUAGES } from "./lib/records.ts";
 export type { TaskProgress } from "./lib/testbed/mod.ts";
+export type {
+  Transcript,
+  TranscriptInput,
+  TranscriptMessage,
+  TranscriptStep,
+  TranscriptToolCall,
+} from "./lib/transcript/types.ts";
+export type { Artifacts } from "./lib/report/mod.ts";
 export {
   ATTEMPT_STATUSES,
   type AttemptStatus,

@@ -8,22 +8,10 @@
 
 import type { Validator } from "../lib/validator.ts";
 import type { Sandbox } from "../lib/sandbox/types.ts";
+import type { TokenUsage, TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 
-/** Token usage of one attempt, as the agent reported it. Missing fields were not reported. */
-export interface TokenUsage {
-  /** Prompt tokens, cached ones included. */
-  input?: number;
-  /** Of the input, tokens served from a cache. */
-  cachedInput?: number;
-  /** Tokens written to a prompt cache. */
-  cacheWrite?: number;
-  /** Completion tokens, reasoning included. */
-  output?: number;
-  /** Of the output, reasoning tokens. */
-  reasoning?: number;
-  /** The agent's own total, when it gives one. */
-  total?: number;
-}
+/** Token usage of one attempt, as the agent reported it (defined with the transcript types). */
+export type { TokenUsage };
 
 /** Everything an adapter needs to build one attempt's command line. */
 export interface Session {
@@ -135,6 +123,11 @@ export interface CodingAgent {
   parse?(output: RunOutput): AgentReport | Promise<AgentReport>;
   /** The executable's version, for doctor and the report. Must not spend quota. */
   version?(): Promise<string | undefined>;
+  /**
+   * Read the run's transcript from the agent's own log: its messages, tool calls, commands and
+   * their exit codes, in order. Absent for an agent whose log has no such record.
+   */
+  transcript?(input: TranscriptInput): TranscriptStep[] | Promise<TranscriptStep[]>;
 }
 
 /** The settings of one `[[contestants]]` or `[[examiners]]` entry, after validation. */

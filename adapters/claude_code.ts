@@ -11,6 +11,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { streamJsonTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -107,6 +109,10 @@ class ClaudeCode extends AgentBase<ClaudeCodeOptions> implements CodingAgent {
       }],
       modelHosts: baseUrl ? [hostPort(baseUrl)] : [...ANTHROPIC_HOSTS],
     };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return streamJsonTranscript(input.stdout, ["Bash"]);
   }
 
   parse(output: RunOutput): AgentReport {

@@ -11,6 +11,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { codexTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -151,6 +153,10 @@ class Codex extends AgentBase<CodexOptions> implements CodingAgent {
     }
     argv.push("--", session.prompt);
     return { argv, env, copy, modelHosts: hosts };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return codexTranscript(input.stdout);
   }
 
   async parse(output: RunOutput): Promise<AgentReport> {

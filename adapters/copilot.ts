@@ -12,6 +12,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { copilotTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -128,6 +130,10 @@ class Copilot extends AgentBase<CopilotOptions> implements CodingAgent {
       writable: [cache],
       modelHosts: baseUrl ? [hostPort(baseUrl)] : [...GITHUB_HOSTS],
     };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return copilotTranscript(input.stdout);
   }
 
   async parse(output: RunOutput): Promise<AgentReport> {

@@ -12,6 +12,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { geminiTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -119,6 +121,10 @@ class GeminiCli extends AgentBase<GeminiCliOptions> implements CodingAgent {
       copy,
       modelHosts: baseUrl ? [hostPort(baseUrl)] : useKey ? [API_HOST] : [API_HOST, ...OAUTH_HOSTS],
     };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return geminiTranscript(input.stdout);
   }
 
   parse(output: RunOutput): AgentReport {

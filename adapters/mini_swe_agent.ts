@@ -10,6 +10,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { miniSweTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -158,6 +160,10 @@ class MiniSweAgent extends AgentBase<MiniSweAgentOptions> implements CodingAgent
       files,
       modelHosts: base ? [hostPort(base)] : access.hosts,
     };
+  }
+
+  async transcript(input: TranscriptInput): Promise<TranscriptStep[]> {
+    return miniSweTranscript(await readJsonIfValid(join(input.logdir, TRAJECTORY)));
   }
 
   async parse(output: RunOutput): Promise<AgentReport> {

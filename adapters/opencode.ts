@@ -11,6 +11,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { opencodeTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -148,6 +150,10 @@ class Opencode extends AgentBase<OpencodeOptions> implements CodingAgent {
       copy,
       modelHosts: hosts,
     };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return opencodeTranscript(input.stdout);
   }
 
   parse(output: RunOutput): AgentReport {

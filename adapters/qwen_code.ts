@@ -11,6 +11,8 @@
 
 import { join } from "node:path";
 import { z } from "../lib/deps.ts";
+import { streamJsonTranscript } from "./_transcripts.ts";
+import type { TranscriptInput, TranscriptStep } from "../lib/transcript/types.ts";
 import type {
   AdapterDefinition,
   AgentReport,
@@ -108,6 +110,10 @@ class QwenCode extends AgentBase<QwenCodeOptions> implements CodingAgent {
       },
       modelHosts: [baseUrl ? hostPort(baseUrl) : OPENAI_HOST],
     };
+  }
+
+  transcript(input: TranscriptInput): TranscriptStep[] {
+    return streamJsonTranscript(input.stdout, ["run_shell_command"]);
   }
 
   async parse(output: RunOutput): Promise<AgentReport> {

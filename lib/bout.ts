@@ -38,8 +38,11 @@ import {
   renderJson,
   renderMarkdown,
   type Report,
+  type ReportInput,
   smallestDetectable,
+  writeArtifacts,
 } from "./report/mod.ts";
+import type { Artifacts } from "./report/mod.ts";
 import { openSandbox } from "./sandbox/mod.ts";
 import type { Sandbox } from "./sandbox/types.ts";
 import { readResolutions, scoreAll } from "./score/mod.ts";
@@ -357,12 +360,18 @@ export class Bout {
     tasks: TasksFile,
   ): Promise<Report> {
     return await stage("report", async () => {
-      const report = await this.#build(tasks);
+      const input = await this.#input(tasks);
+      const report = buildReport(input);
       const results = this.project.results;
       await results.write("report.json", JSON.parse(renderJson(report)));
       await Deno.writeTextFile(results.file("report.md"), renderMarkdown(report));
       await Deno.writeTextFile(results.file("report.html"), renderHtml(report));
-      return [report, `wrote ${results.display("report.md")}, report.json, report.html`];
+      const site = await writeArtifacts(results, this.project.repository, input, report);
+      return [
+        report,
+        `wrote ${results.display("report.md")}, report.json, report.html, ` +
+        `report/ (${site.pages} pages), junit/ (${site.junit.length} files)`,
+      ];
     });
   }
 
@@ -374,7 +383,22 @@ export class Bout {
     return await this.#build(await readTasks(this.project, { for: "report" }));
   }
 
+  /**
+   * Write the report's site (`.bugbout/report/`, a page per task and per attempt) and each
+   * contestant's JUnit XML (`.bugbout/junit/`) from what `.bugbout/` holds now, running nothing;
+   * returns where. Before any bout this throws, and says to run one.
+   */
+  async site(): Promise<Artifacts> {
+    const input = await this.#input(await readTasks(this.project, { for: "report" }));
+    const report = buildReport(input);
+    return await writeArtifacts(this.project.results, this.project.repository, input, report);
+  }
+
   async #build(tasks: TasksFile): Promise<Report> {
+    return buildReport(await this.#input(tasks));
+  }
+
+  async #input(tasks: TasksFile): Promise<ReportInput> {
     const project = this.project;
     const oracles = await readOracles(project);
     const ids = tasks.tasks.map((t) => t.id);
@@ -391,7 +415,7 @@ export class Bout {
       role: a.role,
       cutoff: a.cutoff,
     }));
-    return buildReport({
+    return {
       project: {
         name: basename(project.repository).replace(/\.git$/, "").replace(/-[0-9a-f]{16}$/, ""),
         repository: project.config.project.remote
@@ -408,6 +432,6 @@ export class Bout {
       agents,
       repeats: project.config.run.repeats,
       generatedAt: new Date().toISOString(),
-    });
+    };
   }
 }

@@ -711,6 +711,14 @@ export const patchScoreSchema = z.object({
    * anyway keeps that outcome.
    */
   suspect: z.array(capabilityFindingSchema).optional(),
+  /**
+   * What each failing hidden test's run said (the first ones): the failure's first line and its
+   * report's end (traceback, captured output), where the runner keeps them.
+   */
+  failures: z.record(
+    z.string(),
+    z.object({ message: z.string().optional(), traceback: z.string().optional() }),
+  ).optional(),
 });
 
 /** One agent test replayed on B, S and G. */

@@ -15,7 +15,7 @@ import { ROOT } from "./_helpers.ts";
 const FLOORS: [string, RegExp][] = [
   [
     "records",
-    /^lib\/(deps|errors|records|roles|validator|version|suggest|hash|home|fs|words|style|pids|store)\.ts$/,
+    /^lib\/(deps|errors|records|roles|validator|version|suggest|hash|home|fs|words|style|pids|store)\.ts$|^lib\/transcript\//,
   ],
   [
     "programs",

@@ -149,9 +149,11 @@ export const COMMANDS = {
   },
   report: {
     summary: "render the report of the last bout again",
-    usage: "[--format terminal|markdown|json|html] [--output FILE]",
+    usage: "[--format terminal|markdown|json|html] [--output FILE] | --open",
     description:
-      "Renders the report from .bugbout/ without running anything. Default: the terminal table.",
+      "Renders the report from .bugbout/ without running anything. Default: the terminal table.\n" +
+      "--open writes the report's site again (.bugbout/report/: the index, a page per task and per\n" +
+      "attempt; .bugbout/junit/ beside it) and prints the path of its index page to open.",
     flags: {
       format: {
         type: "string",
@@ -167,6 +169,10 @@ export const COMMANDS = {
         short: "o",
         value: "FILE",
         help: "write to FILE instead of stdout",
+      },
+      open: {
+        type: "boolean",
+        help: "write the report's site and print the path of its index page",
       },
     },
   },

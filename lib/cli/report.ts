@@ -16,6 +16,12 @@ export async function reportCommand({ flags, io }: CommandContext<"report">): Pr
   // choices name a format the renderers lack.
   const format: ReportFormat = flags.format ?? "terminal";
   const bout = await Bout.load(flags.config ?? ".");
+  if (flags.open) {
+    // Before any bout, this says so and hints `bugbout run`.
+    const site = await bout.site();
+    io.out(site.index);
+    return 0;
+  }
   // Before any bout, this says so and hints `bugbout run`.
   const built = await bout.report();
   const output = flags.output;

@@ -105,6 +105,8 @@ export interface RunnerGroupRun {
   durations: Record<string, number>;
   /** The failure's first line, for tests that failed or errored. */
   failures?: Record<string, string>;
+  /** The failure's whole report (traceback, captured output; its end), where the runner keeps it. */
+  tracebacks?: Record<string, string>;
   /** Why the group is not plainly `ok`, in words. */
   message?: string;
   /** What the code under test did to the grading (the reason for `tampered`). */

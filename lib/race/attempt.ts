@@ -28,7 +28,9 @@ import { agentLimits, LIMIT_STATUSES, limitMessage, limitReached } from "./limit
 import { saveAttempt } from "./attempts.ts";
 import { capturePatch, countEntries, type Snapshot, takeSnapshot } from "../testbed/mod.ts";
 import { buildPrompt } from "./prompt.ts";
-import { readDirIfExists, removeIfExists, statIfExists } from "../fs.ts";
+import { readDirIfExists, readTextIfExists, removeIfExists, statIfExists } from "../fs.ts";
+import { type Atif, toAtif } from "../transcript/atif.ts";
+import type { Transcript } from "../transcript/types.ts";
 
 /** Logs kept on disk per stream; the rest is drained and counted. */
 const LOG_CAP = 32 * 1024 * 1024;
@@ -332,7 +334,9 @@ async function collect(
   dirs: AttemptDirs,
   prepared: Prepared,
   run: SandboxResult,
-): Promise<{ status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches }> {
+): Promise<
+  { status: AttemptStatus; fields: Partial<Attempt>; patches: AttemptPatches; trajectory?: Atif }
+> {
   const limits = agentLimits(context.project.config.run);
   let result = run;
   // Past the file limit nothing is walked or staged, whoever noticed it first.
@@ -359,6 +363,7 @@ async function collect(
     ? patch.files
     : patch.files.filter((f) => f.kind === "test" || f.kind === "config");
   const report = await parseOutput(agent, dirs, result);
+  const transcript = await readTranscript(agent, prepared.session, report);
   const limit = limitReached(result);
   const errors = [
     limit ? limitMessage(limit, limits) : undefined,
@@ -385,6 +390,46 @@ async function collect(
       tests: patch.testPatch,
       full: contestant ? patch.fullPatch : patch.testPatch,
     },
+    ...(transcript
+      ? { trajectory: toAtif(transcript, `${task.id}/${attemptName(agent.name, context.repeat)}`) }
+      : {}),
+  };
+}
+
+/**
+ * The agent's transcript, read by its adapter from the whole logs on disk (not only their tails),
+ * with the prompt first and the run's tokens and cost as `parse` read them. Undefined for an
+ * adapter that reads none, or when reading fails (the attempt itself stands).
+ */
+async function readTranscript(
+  agent: CodingAgent,
+  session: Session,
+  report: AgentReport,
+): Promise<Transcript | undefined> {
+  if (!agent.transcript) return undefined;
+  const log = async (name: string) => (await readTextIfExists(join(session.logdir, name))) ?? "";
+  let steps;
+  try {
+    steps = await agent.transcript({
+      logdir: session.logdir,
+      stdout: await log("stdout.log"),
+      stderr: await log("stderr.log"),
+      model: agent.model,
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.PermissionDenied) throw error;
+    return undefined;
+  }
+  if (!steps.some((s) => s.kind === "message" && s.role === "user")) {
+    steps.unshift({ kind: "message", role: "user", text: session.prompt });
+  }
+  return {
+    agent: agent.type,
+    ...(agent.model ? { model: agent.model } : {}),
+    source: `${agent.type}'s own log`,
+    steps,
+    ...(report.tokens ? { tokens: report.tokens } : {}),
+    ...(report.costUsd !== undefined ? { costUsd: report.costUsd } : {}),
   };
 }
 
@@ -468,6 +513,7 @@ export async function runAttempt(
   };
   let attempt: Attempt;
   let patches: AttemptPatches = { source: "", tests: "", full: "" };
+  let trajectory: Atif | undefined;
   try {
     const prepared = await prepare(task, agent, context, dirs, base.role);
     const { result, sandbox } = await runAgent(agent, context, dirs, prepared);
@@ -475,6 +521,7 @@ export async function runAttempt(
     base.sandbox = sandbox.kind;
     const collected = await collect(task, agent, context, dirs, prepared, result);
     patches = collected.patches;
+    trajectory = collected.trajectory;
     attempt = {
       ...base,
       ...collected.fields,
@@ -503,6 +550,6 @@ export async function runAttempt(
   }
   await cleanUp();
   if (signal?.aborted) throw new InterruptedError();
-  await saveAttempt(project.results, attempt, patches);
+  await saveAttempt(project.results, attempt, patches, trajectory);
   return attempt;
 }

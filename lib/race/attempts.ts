@@ -10,7 +10,11 @@ import { join } from "node:path";
 import { slug } from "../hash.ts";
 import { type Attempt, type AttemptPatches, attemptSchema, nameOf } from "../records.ts";
 import { readJson, type ResultsDir, writeJsonAtomic, writeTextAtomic } from "../store.ts";
-import { readTextIfExists } from "../fs.ts";
+import { readTextIfExists, removeIfExists } from "../fs.ts";
+import { type Atif, atifSchema } from "../transcript/atif.ts";
+
+/** The end of a transcript's file name beside its attempt's record. */
+const TRAJECTORY_SUFFIX = ".trajectory.json";
 
 /** Paths of one attempt's files, by the attempt's name. */
 export function attemptPaths(results: ResultsDir, task: string, name: string) {
@@ -20,20 +24,40 @@ export function attemptPaths(results: ResultsDir, task: string, name: string) {
     source: `${base}.source.patch`,
     tests: `${base}.tests.patch`,
     full: `${base}.patch`,
+    /** The agent's transcript as an ATIF trajectory, when its adapter reads one. */
+    trajectory: `${base}${TRAJECTORY_SUFFIX}`,
   };
 }
 
-/** Save a finished attempt atomically (patches, then the record). */
+/**
+ * Save a finished attempt atomically (patches and its transcript, then the record). An attempt
+ * without a transcript leaves none behind from an earlier run of the same name.
+ */
 export async function saveAttempt(
   results: ResultsDir,
   attempt: Attempt,
   patches: AttemptPatches,
+  trajectory?: Atif,
 ): Promise<void> {
   const paths = attemptPaths(results, attempt.task, nameOf(attempt));
   await writeTextAtomic(paths.source, patches.source);
   await writeTextAtomic(paths.tests, patches.tests);
   await writeTextAtomic(paths.full, patches.full);
+  if (trajectory) await writeJsonAtomic(paths.trajectory, trajectory);
+  else await removeIfExists(paths.trajectory);
   await writeJsonAtomic(paths.json, attempt);
+}
+
+/**
+ * Read an attempt's transcript (an ATIF trajectory) by the attempt's name; undefined when it has
+ * none. A file that is not ATIF throws, naming it.
+ */
+export function loadTrajectory(
+  results: ResultsDir,
+  task: string,
+  name: string,
+): Promise<Atif | undefined> {
+  return readJson(attemptPaths(results, task, name).trajectory, atifSchema, "attempts");
 }
 
 /** Read a finished attempt by its name, or undefined when there is none. */
@@ -70,6 +94,7 @@ export async function loadTaskAttempts(
   try {
     for await (const entry of Deno.readDir(dir)) {
       if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+      if (entry.name.endsWith(TRAJECTORY_SUFFIX)) continue;
       const attempt = await readJson(join(dir, entry.name), attemptSchema, "attempts");
       if (attempt) found.set(nameOf(attempt), attempt);
     }

@@ -30,7 +30,13 @@ import { runAttempt, saveUnstarted, sweepAttempts } from "./attempt.ts";
 import { Spending } from "./budget.ts";
 import { runLanes } from "./lanes.ts";
 
-export { attemptPaths, loadAttempt, loadTaskAttempts } from "./attempts.ts";
+export {
+  attemptPaths,
+  loadAttempt,
+  loadPatches,
+  loadTaskAttempts,
+  loadTrajectory,
+} from "./attempts.ts";
 
 /** Bumped when the prompt or the working copy changes in a way that makes old attempts stale. */
 const RACE_FORMAT = 1;

@@ -29,6 +29,7 @@ export { renderTerminal, TERMINAL_WIDTH, type TerminalOptions } from "./terminal
 export * from "./types.ts";
 export { reportJsonSchema, reportSchema } from "./schema.ts";
 export { type Detectable, detectableText, SIGNIFICANCE, smallestDetectable } from "./power.ts";
+export { type Artifacts, JUNIT_DIR, SITE_DIR, writeArtifacts } from "./site/write.ts";
 
 /** The formats a report renders to. */
 export const REPORT_FORMATS = ["terminal", "markdown", "json", "html"] as const;

@@ -101,6 +101,10 @@ interface HiddenRun {
   untrusted?: string;
   /** The sandbox itself could not start: the run says nothing about the patch. */
   sandboxFailed?: boolean;
+  /** The failure's first line, by test id (a file that failed to load: by its id). */
+  failures: Record<string, string>;
+  /** The failure's whole report, where the runner keeps it. */
+  tracebacks: Record<string, string>;
 }
 
 class InfraFailure extends Error {}
@@ -471,7 +475,36 @@ async function runHidden(s: Scoring, tree: string, name: string): Promise<Hidden
     ...(run.observed ? { observed: run.observed } : {}),
     ...(untrusted !== undefined ? { untrusted } : {}),
     sandboxFailed: run.cause === "sandbox",
+    failures: run.failures ?? {},
+    tracebacks: run.tracebacks ?? {},
   };
+}
+
+/** Failing hidden tests whose failure the report shows in full, at most, per patch. */
+const FAILURES_KEPT = 50;
+
+/**
+ * What each failing hidden test's run said: its first line and its traceback, looked up by the
+ * test's id or else its file's (a module that failed to load fails every test in it).
+ */
+function failuresOf(
+  run: HiddenRun,
+  score: TestScore,
+  fileOf: (id: string) => string,
+): NonNullable<Resolution["patches"][string]["failures"]> {
+  const out: NonNullable<Resolution["patches"][string]["failures"]> = {};
+  const failing = [...score.failToPass.failing, ...score.passToPass.failing];
+  for (const id of failing.slice(0, FAILURES_KEPT)) {
+    const key = id in run.failures || id in run.tracebacks ? id : fileOf(id);
+    const message = run.failures[key];
+    const traceback = run.tracebacks[key];
+    if (message === undefined && traceback === undefined) continue;
+    out[id] = {
+      ...(message !== undefined ? { message } : {}),
+      ...(traceback !== undefined ? { traceback } : {}),
+    };
+  }
+  return out;
 }
 
 /**
@@ -492,6 +525,7 @@ async function scoreTree(
     suspect?: GuardEvent[];
     divergence?: { test: string; detail: string }[];
     observed?: Record<string, Observation[]>;
+    failures?: Resolution["patches"][string]["failures"];
   }
 > {
   const oracle = s.inputs.oracle;
@@ -506,8 +540,11 @@ async function scoreTree(
   if (untrusted !== undefined && (!candidate || run.sandboxFailed)) {
     throw new InfraFailure(untrusted);
   }
+  const scored = scoreRun(run.outcomes, oracle, (id) => s.tree.runner.fileOf(id));
+  const failures = failuresOf(run, scored, (id) => s.tree.runner.fileOf(id));
   const score = {
-    ...scoreRun(run.outcomes, oracle, (id) => s.tree.runner.fileOf(id)),
+    ...scored,
+    ...(Object.keys(failures).length ? { failures } : {}),
     ...(run.suspect.length ? { suspect: run.suspect } : {}),
   };
   if (run.status === "tampered") {

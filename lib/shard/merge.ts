@@ -14,7 +14,7 @@
 
 import { join, resolve } from "node:path";
 import { BugboutError } from "../errors.ts";
-import { readTextIfExists, statIfExists } from "../fs.ts";
+import { readTextIfExists, removeIfExists, statIfExists } from "../fs.ts";
 import { canonicalJson } from "../hash.ts";
 import { TASKS_FILE } from "../mine/mod.ts";
 import { ORACLES_FILE } from "../oracle/mod.ts";
@@ -80,7 +80,7 @@ interface Found {
   task: string;
   name: string;
   attempt: Attempt;
-  texts: { json: string; source: string; tests: string; full: string };
+  texts: { json: string; source: string; tests: string; full: string; trajectory: string };
 }
 
 const MERGE_HINT = "Merge shards of one race: every shard from a copy of the same prep run's " +
@@ -178,6 +178,8 @@ export async function mergeShards(
     await writeTextAtomic(paths.source, copy.texts.source);
     await writeTextAtomic(paths.tests, copy.texts.tests);
     await writeTextAtomic(paths.full, copy.texts.full);
+    if (copy.texts.trajectory) await writeTextAtomic(paths.trajectory, copy.texts.trajectory);
+    else await removeIfExists(paths.trajectory);
     await writeTextAtomic(paths.json, copy.texts.json);
   }
   const indexes = [...given].sort((a, b) => a - b);
@@ -343,6 +345,7 @@ async function readFound(
       source: await read(paths.source),
       tests: await read(paths.tests),
       full: await read(paths.full),
+      trajectory: await read(paths.trajectory),
     },
   };
 }

@@ -96,13 +96,7 @@ export interface Recording {
   output: RunOutput;
 }
 
-const RECORDED = join(
-  dirname(fileURLToPath(import.meta.url)),
-  "..",
-  "tests",
-  "fixtures",
-  "recorded",
-);
+const RECORDED = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "recorded");
 
 /** Every recording of `type`, any version and scenario; empty when there are none. */
 export async function recordings(type: string): Promise<Recording[]> {

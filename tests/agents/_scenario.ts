@@ -22,7 +22,8 @@ import type { Invocation, Session } from "../../adapters/agent.ts";
 import { checkout } from "../../lib/checkout.ts";
 import { git } from "../../lib/git.ts";
 import { ensureTestEnv, envRequest } from "../../lib/lang/python/env.ts";
-import { loadAttempt, loadPatches } from "../../lib/race/attempts.ts";
+import { loadAttempt, loadPatches, loadTrajectory } from "../../lib/race/attempts.ts";
+import type { Atif } from "../../lib/transcript/atif.ts";
 import { raceAll, racersFromConfig, type RaceSummary } from "../../lib/race/mod.ts";
 import type { Attempt } from "../../lib/records.ts";
 import { which } from "../../lib/proc.ts";
@@ -58,6 +59,8 @@ export interface RaceFacts {
   requests: number;
   /** Usage the server sent during this race (played turns only). */
   usageSent: Record<string, number>;
+  /** The attempt's transcript as the race saved it (an ATIF trajectory), when there is one. */
+  trajectory?: Atif;
   ms: number;
 }
 
@@ -184,9 +187,11 @@ async function main(
       }
     }
     const requests = server.requests.slice(seen);
+    const trajectory = await loadTrajectory(project.results, task.id, agentCase.id);
     races.push({
       summary,
       attempt,
+      ...(trajectory ? { trajectory } : {}),
       files,
       requests: requests.filter((r) => r.role !== "meta").length,
       usageSent: usageOf(requests),

@@ -25,6 +25,7 @@ import { agentPaths, defaultCacheDir, installAgents, PINNED } from "./install.ts
 import { type AgentCase, CASES, type ScenarioName } from "./_cases.ts";
 import { HANG_TIMEOUT_S, type RaceFacts, type ScenarioFacts } from "./_scenario.ts";
 import { canaryFiles, PROBE_MARK, writeFiles } from "./_world.ts";
+import { atifSchema } from "../../lib/transcript/atif.ts";
 
 const SCENARIO = fileURLToPath(new URL("./_scenario.ts", import.meta.url));
 const CACHE = defaultCacheDir();
@@ -225,6 +226,17 @@ export async function agentSuite(id: string): Promise<void> {
       for (const call of agentCase.meta ?? []) assert(seen.includes(call), `${call}: ${seen}`);
     });
     await t.step("the patch on disk matches the script's edits", () => assertPatch(facts, race));
+    await t.step("the race saves the transcript as ATIF: its tool calls and exit codes", () => {
+      if (agentCase.type === "command") return;
+      const trajectory = race.trajectory;
+      assert(trajectory, "a transcript was saved");
+      assert(atifSchema.safeParse(trajectory).success, "it is ATIF 1.4");
+      const calls = trajectory.steps.flatMap((s) => s.tool_calls ?? []);
+      assert(calls.length >= 3, `the scripted tool calls: ${calls.map((c) => c.function_name)}`);
+      const codes = trajectory.steps.flatMap((s) => Object.values(s.extra?.exit_codes ?? {}));
+      assert(codes.includes(0), `a command's exit code: ${JSON.stringify(codes)}`);
+      assertEquals(trajectory.steps[0].source, "user");
+    });
     await t.step("the token usage parsed equals what the server sent", () => {
       assertTokens(agentCase, race);
     });

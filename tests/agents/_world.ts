@@ -242,6 +242,7 @@ export function watched(agent: CodingAgent, watch: Watch): CodingAgent {
     },
     parse: agent.parse && ((output) => agent.parse!(output)),
     version: agent.version && (() => agent.version!()),
+    transcript: agent.transcript && ((input) => agent.transcript!(input)),
   };
 }
 

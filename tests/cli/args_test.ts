@@ -23,6 +23,7 @@ const runFlagsAreTyped: Exact<FlagsOf<"run">, {
 const reportFlagsAreTyped: Exact<FlagsOf<"report">, {
   format?: "terminal" | "markdown" | "json" | "html";
   output?: string;
+  open: boolean;
   config?: string;
   "no-color": boolean;
   help: boolean;

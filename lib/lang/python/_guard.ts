@@ -708,6 +708,7 @@ def _guard():
         state = {}
         times = {}
         messages = {}
+        tracebacks = {}
         collected = {}
         xfailed = set()
         unconfigured = []
@@ -725,7 +726,7 @@ def _guard():
 
         def pytest_collectreport(report):
             if report.failed:
-                _send({"k": "collect-error", "id": report.nodeid, "m": _first_line(report)})
+                _send({"k": "collect-error", "id": report.nodeid, "m": _first_line(report), "t": _long_text(report)})
 
         @pytest.hookimpl(trylast=True)
         def pytest_collection_finish(session):
@@ -766,6 +767,7 @@ def _guard():
                 if report.failed and state.get(report.nodeid) not in ("failed", "error"):
                     state[report.nodeid] = "failed"
                     messages[report.nodeid] = _first_line(report)
+                    tracebacks[report.nodeid] = _long_text(report)
                 return
             wasxfail = hasattr(report, "wasxfail")
             if wasxfail:
@@ -794,6 +796,7 @@ def _guard():
                 state[report.nodeid] = outcome
                 if outcome in ("failed", "error"):
                     messages[report.nodeid] = _first_line(report)
+                    tracebacks[report.nodeid] = _long_text(report)
             if report.when == "teardown":
                 final = state.pop(report.nodeid, "passed")
                 if final == "passed" and report.nodeid not in calls:
@@ -802,8 +805,11 @@ def _guard():
                     _tamper("reported a test as passed that raised", report.nodeid)
                 record = {"k": "done", "id": report.nodeid, "o": final, "s": times.pop(report.nodeid, 0.0)}
                 message = messages.pop(report.nodeid, None)
+                traceback_text = tracebacks.pop(report.nodeid, None)
                 if final in ("failed", "error") and message:
                     record["m"] = message
+                if final in ("failed", "error") and traceback_text:
+                    record["t"] = traceback_text
                 _send(record)
 
         hooks = dict(locals())
@@ -937,6 +943,19 @@ def _guard():
             if line.startswith("E "):
                 return line[2:].strip()[:200]
         return (lines[-1] if lines else "")[:200]
+
+
+    def _long_text(report):
+        """The failure's whole report (traceback and captured output), its last 4,000 characters."""
+        try:
+            text = report.longreprtext or ""
+        except Exception:  # a report without a representation
+            text = ""
+        sections = []
+        for title, content in getattr(report, "sections", None) or []:
+            sections.append("----- %s -----\n%s" % (title, content))
+        whole = "\n".join([text] + sections).strip()
+        return whole[-4000:]
 
 
     def _run_group(index, group):

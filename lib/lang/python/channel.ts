@@ -26,9 +26,9 @@ export interface GroupReport {
   /** Node ids collected, when collection finished. */
   collected?: string[];
   /** Modules (node ids) that failed to collect, with the error's first line. */
-  collectErrors: { id: string; message: string }[];
+  collectErrors: { id: string; message: string; traceback?: string }[];
   /** Every test that finished: its outcome, seconds and failure line. */
-  done: Map<string, { outcome: Outcome; seconds: number; message?: string }>;
+  done: Map<string, { outcome: Outcome; seconds: number; message?: string; traceback?: string }>;
   /** The last test that started and did not finish. */
   running?: string;
   /** Tampering: never a pass from this group. */
@@ -184,7 +184,11 @@ function readGroupRecord(group: GroupReport, record: Record<string, unknown>) {
       if (Array.isArray(record.ids)) group.collected = record.ids.map(String);
       break;
     case "collect-error":
-      group.collectErrors.push({ id: String(record.id), message: String(record.m ?? "") });
+      group.collectErrors.push({
+        id: String(record.id),
+        message: String(record.m ?? ""),
+        ...(record.t ? { traceback: String(record.t) } : {}),
+      });
       break;
     case "start":
       group.running = String(record.id);
@@ -201,6 +205,7 @@ function readGroupRecord(group: GroupReport, record: Record<string, unknown>) {
         outcome: outcome as Outcome,
         seconds: Number(record.s ?? 0),
         ...(record.m ? { message: String(record.m) } : {}),
+        ...(record.t ? { traceback: String(record.t) } : {}),
       });
       if (group.running === id) group.running = undefined;
       break;

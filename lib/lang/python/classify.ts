@@ -72,10 +72,15 @@ function outcomesOf(group: GroupReport, keepPasses: boolean) {
   if (group.running) outcomes[group.running] = "not-run";
   const failures: Record<string, string> = {};
   for (const { id, message } of group.collectErrors) if (message) failures[id] = message;
+  const tracebacks: Record<string, string> = {};
+  for (const { id, traceback } of group.collectErrors) if (traceback) tracebacks[id] = traceback;
   for (const [id, d] of group.done) {
     if (d.message && (d.outcome === "failed" || d.outcome === "error")) failures[id] = d.message;
+    if (d.traceback && (d.outcome === "failed" || d.outcome === "error")) {
+      tracebacks[id] = d.traceback;
+    }
   }
-  return { outcomes, durations, failures };
+  return { outcomes, durations, failures, tracebacks };
 }
 
 function notRun(outcomes: Record<string, Outcome>): number {
@@ -161,7 +166,7 @@ function judgeGroup(
       }`,
     };
   }
-  const { outcomes, durations, failures } = outcomesOf(group, true);
+  const { outcomes, durations, failures, tracebacks } = outcomesOf(group, true);
   const failing = Object.values(outcomes).filter((o) => FAILING.has(o)).length;
   const base = {
     ...events,
@@ -170,6 +175,7 @@ function judgeGroup(
     outcomes,
     durations,
     ...(Object.keys(failures).length ? { failures } : {}),
+    ...(Object.keys(tracebacks).length ? { tracebacks } : {}),
   };
   switch (group.endCode) {
     case 0:
