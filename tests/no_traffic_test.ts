@@ -6,8 +6,8 @@
  * check, a DNS query, a package index). Nothing can leave the machine: the namespace holds only a
  * loopback, so such an attempt fails on the spot, and is logged.
  *
- * What the bout needs from a registry (its test environment) is built beforehand, outside the
- * namespace. Requires root (`ip netns`), strace and iproute2; skips with a message otherwise.
+ * What the bout needs from a registry (each commit's resolved dependencies and test environment)
+ * is fetched beforehand by a run of the ground truth outside the namespace. Requires root (`ip netns`), strace and iproute2; skips with a message otherwise.
  *
  * @module
  */
@@ -16,14 +16,15 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { demoPlaybook } from "../lib/demo/agents.ts";
 import { writePlaybookAgent } from "../lib/demo/playbook_agent.ts";
-import { ensureTestEnv, envRequest } from "../lib/lang/python/env.ts";
 import { run, which } from "../lib/proc.ts";
-import { Project } from "../lib/project.ts";
 import { buildDemo } from "./fixtures/projects.ts";
-import { ROOT, tempDir } from "./_helpers.ts";
+import { ROOT, runBugbout, tempDir } from "./_helpers.ts";
 
-/** The system calls that aim a socket at an address, and `execve` to name who made them. */
-const TRACED = "connect,sendto,sendmsg,sendmmsg,execve";
+/**
+ * The system calls that aim a socket at an address, and those that say who made them: `execve`
+ * names a process's program, a clone (a thread or a fork) inherits it.
+ */
+const TRACED = "connect,sendto,sendmsg,sendmmsg,execve,clone,clone3,fork,vfork";
 
 /**
  * Every address an IPv4 or IPv6 socket was aimed at in an `strace -f` log, other than 127.0.0.1,
@@ -37,6 +38,8 @@ export function strayConnections(log: string): string[] {
     const pid = line.match(/^(\d+) /)?.[1] ?? "?";
     const exec = line.match(/execve\("([^"]+)"/);
     if (exec && !/= -1 /.test(line)) programs.set(pid, exec[1].split("/").pop()!);
+    const child = line.match(/\b(?:clone3?|v?fork)(?:\(| resumed>).*= (\d+)$/)?.[1];
+    if (child && programs.has(pid)) programs.set(child, programs.get(pid)!);
     const call = line.match(/\b(connect|sendto|sendmsg|sendmmsg)\(/)?.[1];
     if (!call) continue;
     const who = `${call} by ${programs.get(pid) ?? "unknown"}`;
@@ -56,13 +59,15 @@ Deno.test("strayConnections() reads strace's lines: only 127.0.0.1 is allowed", 
   const log = [
     '123 execve("/usr/bin/deno", ["deno", "run"], 0x7ffc /* 30 vars */) = 0',
     '125 execve("/usr/bin/uv", ["uv"], 0x7ffc /* 30 vars */) = 0',
+    "123 clone3({flags=CLONE_VM|CLONE_THREAD, exit_signal=0, stack=0x7f}, 88 <unfinished ...>",
+    "123 <... clone3 resumed>) = 130",
     '123 connect(9, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.0.0.53")}, ' +
     "16) = -1 ENETUNREACH (Network is unreachable)",
     '124 connect(5, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr("127.0.0.1")}, ' +
     "16) = 0",
     '125 sendto(7, "x", 1, 0, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), ' +
     'inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH',
-    '126 sendmsg(4, {msg_name={sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("1.1.1.1")' +
+    '130 sendmsg(4, {msg_name={sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("1.1.1.1")' +
     "}, msg_namelen=16}, 0) = -1",
     '127 connect(3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110) = 0',
     '128 sendto(16, "X", 1, MSG_DONTWAIT, NULL, 0) = 1',
@@ -70,7 +75,7 @@ Deno.test("strayConnections() reads strace's lines: only 127.0.0.1 is allowed", 
   deepEqual(strayConnections(log + "\n" + log), [
     "10.0.0.53:53 (connect by deno)",
     "[2001:db8::1]:443 (sendto by uv)",
-    "1.1.1.1:53 (sendmsg by unknown)",
+    "1.1.1.1:53 (sendmsg by deno)",
   ]);
 });
 
@@ -98,9 +103,15 @@ Deno.test({
         `command = ["python3", ${JSON.stringify(agent)}, "{prompt_file}"]\n`,
     );
     const home = join(dir.path, "home");
-    // The test environment comes from PyPI (through uv's cache): built here, outside.
-    const project = await Project.load(fixture.dir, { home });
-    await ensureTestEnv(envRequest(project));
+    // What comes from PyPI (each commit's resolved dependencies and test environment) is fetched
+    // by a first run of the ground truth here, outside; bugbout keeps it in BUGBOUT_HOME. Its
+    // results go, so the traced run does every stage again.
+    const first = await runBugbout(["run", "--tasks-only"], {
+      cwd: fixture.dir,
+      env: { BUGBOUT_HOME: home },
+    });
+    equal(first.code, 0, first.stderr);
+    await Deno.remove(join(fixture.dir, ".bugbout"), { recursive: true });
 
     const ns = `bugbout-no-traffic-${crypto.randomUUID().slice(0, 8)}`;
     await run(["ip", "netns", "add", ns]);
@@ -126,7 +137,7 @@ Deno.test({
         "run",
       ], { cwd: fixture.dir, clearEnv: true, env, okCodes: "any", ownGroup: true });
       equal(bout.code, 0, bout.stderr.slice(-4000));
-      for (const stage of ["oracle", "race", "examine", "judge", "score", "report"]) {
+      for (const stage of ["mine", "oracle", "race", "examine", "judge", "score", "report"]) {
         match(bout.stderr, new RegExp(`\\] ${stage} +\\S`), `stage line for ${stage}`);
       }
       const traced = await Deno.readTextFile(log);
