@@ -141,8 +141,8 @@ Deno.test({
         match(bout.stderr, new RegExp(`\\] ${stage} +\\S`), `stage line for ${stage}`);
       }
       const traced = await Deno.readTextFile(log);
-      // The logger saw the bout's sockets (its sandboxes' bridges and helpers use AF_UNIX and
-      // loopback); an empty log would prove nothing.
+      // The logger saw the bout's sockets (bugbout's own, git's and the sandboxes' are Unix
+      // sockets): an empty log would prove nothing.
       ok(/\b(connect|sendto|sendmsg)\(/.test(traced), "strace logged the bout's socket calls");
       deepEqual(strayConnections(traced), []);
     } finally {
