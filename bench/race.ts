@@ -11,14 +11,16 @@
  * - one: the same race with a single such agent. `race of K / race of one` is about 1 when the
  *   lanes run side by side and about K when they run one after another; the goal is at most 2
  *   (the attempts' own work, checkouts and diffs, shares the machine's cores).
- * - by hand: the K scripts run one after another with `Deno.Command`, without checkouts or a
- *   sandbox: what taking turns costs. `race of K / by hand` says what the lanes gain (no goal).
+ * - by hand: the K scripts run at once with `Deno.Command`, without checkouts or a sandbox: the
+ *   same parallelism as the race's K lanes. `race of K / by hand` and the overhead per attempt
+ *   say what bugbout adds to the agents' own processes (no goal).
  *
- * Prints the medians and the ratios; exits non-zero when an attempt was not run or, in a full
- * run, when the goal is missed.
+ * Every side is warmed once, then the rounds run in alternating order. Prints each side's times,
+ * the load, and the median of each round's ratios with their range and count; exits non-zero
+ * when an attempt was not run or, in a full run, when the goal is missed.
  *
- * Run: `deno run -A bench/race.ts [--agents 6] [--sleep 2] [--rounds 3] [--quick]` (`--quick`:
- * 2 agents sleeping 0.2 s, one round, the goal reported but not judged).
+ * Run: `deno run -A bench/race.ts [--agents 6] [--sleep 2] [--rounds 5] [--quick]` (`--quick`:
+ * 2 agents sleeping 0.2 s, one round, no warm-up, the goal reported but not judged).
  *
  * @module
  */
@@ -27,7 +29,15 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { TIMED_PY } from "../tests/race/_agents.ts";
 import { makeRaceWorld, projectWith, raceAt, type RaceWorld } from "../tests/race/_world.ts";
-import { describeTimes, median, printRatio, timed } from "./_measure.ts";
+import {
+  alternatingRuns,
+  describeRatios,
+  describeTimes,
+  median,
+  pairRatios,
+  printRatio,
+  timed,
+} from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -41,7 +51,7 @@ const { values } = parseArgs({
 const quick = values.quick;
 const AGENTS = Number(values.agents ?? (quick ? 2 : 6));
 const SLEEP = values.sleep ?? (quick ? "0.2" : "2");
-const ROUNDS = Number(values.rounds ?? (quick ? 1 : 3));
+const ROUNDS = Number(values.rounds ?? (quick ? 1 : 5));
 
 /** Race `count` sleepers named `${prefix}-i`, each on a quota of its own; its milliseconds. */
 async function race(world: RaceWorld, timedPy: string, prefix: string, count: number) {
@@ -60,11 +70,11 @@ async function race(world: RaceWorld, timedPy: string, prefix: string, count: nu
   return ms;
 }
 
-/** Run the script `count` times, one after another, in a plain directory; its milliseconds. */
+/** Run the script `count` times at once, in a plain directory; its milliseconds. */
 async function byHand(timedPy: string, dir: string, count: number) {
   await Deno.mkdir(dir, { recursive: true });
-  const { ms } = await timed(async () => {
-    for (let i = 0; i < count; i++) {
+  const { ms } = await timed(() =>
+    Promise.all(Array.from({ length: count }, async () => {
       const out = await new Deno.Command("python3", {
         args: [timedPy, SLEEP],
         cwd: dir,
@@ -72,8 +82,8 @@ async function byHand(timedPy: string, dir: string, count: number) {
         stderr: "null",
       }).output();
       if (!out.success) throw new Error(`the sleeper exited ${out.code}`);
-    }
-  });
+    }))
+  );
   return ms;
 }
 
@@ -81,29 +91,38 @@ await using world = await makeRaceWorld();
 const timedPy = join(world.agents, "timed.py");
 await Deno.writeTextFile(timedPy, TIMED_PY.trimStart());
 
-const ones: number[] = [];
-const many: number[] = [];
-const hand: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  ones.push(await race(world, timedPy, `r${round}-one`, 1));
-  many.push(await race(world, timedPy, `r${round}-lane`, AGENTS));
-  hand.push(await byHand(timedPy, join(world.tmp, "by-hand"), AGENTS));
-}
+// Fair: every side warmed once, then rounds in alternating order; "by hand" runs the K sleepers
+// at once, as the race's K lanes do. Names never repeat, so no race skips a saved attempt.
+const { times, load } = await alternatingRuns(ROUNDS, {
+  one: (round) => race(world, timedPy, `r${round}-one`, 1),
+  many: (round) => race(world, timedPy, `r${round}-lane`, AGENTS),
+  hand: (round) => byHand(timedPy, join(world.tmp, `by-hand-${round}`), AGENTS),
+}, { warm: !quick });
 console.log(
   `race bench: ${AGENTS} agents sleeping ${SLEEP} s each, each on a quota of its own, ` +
-    `sandbox ${world.sandbox.kind}, ${ROUNDS} round(s)`,
+    `sandbox ${world.sandbox.kind}, ${ROUNDS} round(s) in alternating order`,
 );
 const row = (label: string, ms: number[]) =>
   console.log(`${label.padEnd(36)} ${describeTimes(ms)}`);
-row("race of one:", ones);
-row(`race of ${AGENTS}:`, many);
-row(`${AGENTS} by hand, one after another:`, hand);
-const missed = printRatio(`race of ${AGENTS} / race of one`, median(many) / median(ones), {
+row("race of one:", times.one);
+row(`race of ${AGENTS}:`, times.many);
+row(`${AGENTS} by hand, all at once:`, times.hand);
+console.log(`load average (1, 5, 15 min): ${load.before} before, ${load.after} after`);
+const lanes = pairRatios(times.many, times.one);
+const overhead = pairRatios(times.many, times.hand);
+console.log(`pair ratios race of ${AGENTS} / race of one: ${describeRatios(lanes)}`);
+console.log(`pair ratios race of ${AGENTS} / by hand: ${describeRatios(overhead)}`);
+const perAttempt = times.many.map((ms, i) => (ms - times.hand[i]) / AGENTS);
+console.log(
+  `bugbout's overhead per attempt (race of ${AGENTS} - by hand, / ${AGENTS}): ` +
+    `${describeTimes(perAttempt)}`,
+);
+const missed = printRatio(`race of ${AGENTS} / race of one`, median(lanes), {
   atMost: 2,
   quick,
 });
 console.log(
-  `ratio: race of ${AGENTS} / ${AGENTS} by hand one after another ` +
-    `${(median(many) / median(hand)).toFixed(2)}x (what the lanes gain; no goal)`,
+  `ratio: race of ${AGENTS} / ${AGENTS} by hand at once ${median(overhead).toFixed(2)}x ` +
+    `(what bugbout adds to the agents' own processes; no goal)`,
 );
 if (missed) Deno.exitCode = 1;

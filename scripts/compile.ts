@@ -46,6 +46,7 @@ async function compile(target: string): Promise<boolean> {
   const out = `dist/${executableName(target)}`;
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["compile", "-A", "--no-check", "--target", target, "-o", out, "main.ts"],
+    env: { DENO_NO_UPDATE_CHECK: "1" },
     stdout: "inherit",
     stderr: "piped",
   }).output();

@@ -29,6 +29,7 @@ export async function runBugbout(
     ...Deno.env.toObject(),
     NO_COLOR: "1",
     UV_PYTHON_DOWNLOADS: "never",
+    DENO_NO_UPDATE_CHECK: "1",
     ...options.env,
   };
   for (const key of ["GITHUB_TOKEN", "GH_TOKEN", "FORCE_COLOR"]) {

@@ -45,7 +45,7 @@ for (const name of benches) {
       [Deno.execPath(), "run", "--check", "-A", join(BENCH, name), "--quick"],
       {
         cwd: ROOT,
-        env: { NO_COLOR: "1" },
+        env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
         okCodes: "any",
         // Seconds when idle; the margin is for a machine whose cores are all busy.
         timeoutMs: 300_000,

@@ -24,7 +24,12 @@ Deno.test("docs/examples/custom_agent.ts races an agent written in code and prin
   );
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", join(ROOT, "docs/examples/custom_agent.ts"), fixture.dir, script],
-    env: { BUGBOUT_HOME: join(dir.path, "home"), NO_COLOR: "1", UV_PYTHON_DOWNLOADS: "never" },
+    env: {
+      BUGBOUT_HOME: join(dir.path, "home"),
+      NO_COLOR: "1",
+      UV_PYTHON_DOWNLOADS: "never",
+      DENO_NO_UPDATE_CHECK: "1",
+    },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -24,6 +24,7 @@ Deno.test("bugbout imports into another project, which knows nothing of its depe
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-lock", app],
     cwd: dir.path,
+    env: { DENO_NO_UPDATE_CHECK: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -180,7 +180,12 @@ Deno.test("Ctrl-C stops a bout's sandboxes, keeps finished attempts and exits 13
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", join(ROOT, "main.ts"), "run"],
     cwd: fixture.dir,
-    env: { ...Deno.env.toObject(), NO_COLOR: "1", BUGBOUT_HOME: join(dir.path, "home") },
+    env: {
+      ...Deno.env.toObject(),
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+      BUGBOUT_HOME: join(dir.path, "home"),
+    },
     stdout: "piped",
     stderr: "piped",
   }).spawn();

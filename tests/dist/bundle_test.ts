@@ -7,7 +7,7 @@ async function deno(args: string[], cwd: string) {
   const out = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -56,6 +56,7 @@ Deno.test("`bugbout tasks` prints the tasks and why the rest was left out, and w
     HOME: Deno.env.get("HOME") ?? s.root,
     BUGBOUT_HOME: s.home,
     NO_COLOR: "1",
+    DENO_NO_UPDATE_CHECK: "1",
   };
   const argv = [
     "deno",

@@ -60,6 +60,7 @@ Deno.test(`a killed oracle run keeps finished tasks, and resuming does not rerun
   );
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", `--config=${CONFIG}`, CHILD, settings],
+    env: { DENO_NO_UPDATE_CHECK: "1" },
     stdout: "null",
     stderr: "piped",
     detached: true,

@@ -129,6 +129,7 @@ Deno.test("two bugbout processes building the same environment build it once, an
   );
   const spawn = () =>
     run([Deno.execPath(), "run", "-A", "--quiet", `--config=${CONFIG}`, script], {
+      env: { DENO_NO_UPDATE_CHECK: "1" },
       timeoutMs: 300_000,
     });
   const [a, b] = await Promise.all([spawn(), spawn()]);

@@ -90,6 +90,7 @@ Deno.test("a killed race keeps finished attempts, leaves no agent behind, and re
     async () => {
       const child = new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", "--quiet", `--config=${CONFIG}`, CHILD, settings],
+        env: { DENO_NO_UPDATE_CHECK: "1" },
         stdout: "null",
         stderr: "piped",
       }).spawn();
