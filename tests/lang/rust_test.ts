@@ -6,7 +6,16 @@
  */
 
 import { deepEqual, equal, match } from "node:assert/strict";
-import { libtestMismatch, readLibtest, RustRunner, rustTests } from "../../lib/lang/rust/mod.ts";
+import { RepoBuilder } from "../../lib/demo/repo.ts";
+import { detectProject } from "../../lib/lang/mod.ts";
+import {
+  libtestMismatch,
+  readLibtest,
+  rust,
+  RustRunner,
+  rustTests,
+} from "../../lib/lang/rust/mod.ts";
+import { tempDir } from "../_helpers.ts";
 
 Deno.test("rustTests finds #[test] functions inside their modules, and none in comments or strings", () => {
   const text = `// #[test] fn fake() {}
@@ -72,4 +81,26 @@ Deno.test("readLibtest reads each test's line, the failure's message and the sum
   match(libtestMismatch(forged, 101)!, /twice/);
   // A summary of failures with exit 0.
   match(libtestMismatch(read, 0)!, /exited 0/);
+});
+
+Deno.test("init detects a Rust package, and doctor checks rustc against Cargo.toml's rust-version", async () => {
+  await using dir = await tempDir("bugbout-rust-doctor-");
+  const manifest = (version: string) =>
+    `[package]\nname = "calc"\nversion = "0.1.0"\nrust-version = "${version}"\n`;
+  const repo = new RepoBuilder();
+  repo.commit({ message: "Start", files: { "Cargo.toml": manifest("1.56"), "src/lib.rs": "" } });
+  await repo.build(dir.path);
+  const found = await detectProject(dir.path);
+  equal(found.language, "rust");
+  const headRunner = () => rust.openRunner(dir.path);
+  const [ok] = await rust.doctor({ repository: dir.path, headRunner });
+  equal(ok.status, "ok", ok.detail);
+  match(ok.detail, /rustc \d+\.\d+.*rust-version 1\.56/);
+  const later = new RepoBuilder();
+  later.commit({ message: "Start", files: { "Cargo.toml": manifest("99.0"), "src/lib.rs": "" } });
+  await using dir2 = await tempDir("bugbout-rust-doctor-");
+  await later.build(dir2.path);
+  const [fail] = await rust.doctor({ repository: dir2.path, headRunner });
+  equal(fail.status, "fail");
+  match(fail.fix!, /Rust 99\.0/);
 });

@@ -11,6 +11,7 @@ import { alphanumericTags } from "../shared.ts";
 import { perTreeTools } from "../tools.ts";
 import type { LanguageSpec } from "../types.ts";
 import { CommandRunner } from "./runner.ts";
+import { commandInitConfig, detectCommand } from "./detect.ts";
 import { commandSettings } from "./settings.ts";
 import { globToRegExp } from "../node/glob.ts";
 
@@ -25,20 +26,18 @@ export const command: LanguageSpec = {
   runWord: "test run",
   requires: [],
   kind: "a project with a test command",
-  // Nothing in a tree says "command": init suggests it when no built-in language fits.
-  detect: () => Promise.resolve(undefined),
-  initConfig: () => ({
-    lines: [
-      'language = "command"',
-      "",
-      "[command]",
-      '# test = ["make", "check", "REPORT={report}"]',
-      '# test-files = ["tests/**/*"]',
-    ],
-    summary: [["language", "command (set [command] test and test-files)"]],
-    notes: ["Set [command] test and test-files: see docs/configuration.md."],
-  }),
-  doctor: async () => {
+  // Last in the registry: a tool no built-in serves (Gradle, Maven, mocha, GoogleTest).
+  detect: detectCommand,
+  initConfig: commandInitConfig,
+  doctor: async ({ project }) => {
+    if (!project) {
+      return [{
+        name: "command",
+        status: "fail",
+        detail: "no bugbout.toml with a [command] table was loaded",
+        fix: "Run bugbout init, then set [command] test and test-files.",
+      }];
+    }
     const settings = commandSettings();
     const program = settings.test[0];
     const found = program.includes("/") ? program : await which(program);
