@@ -13,6 +13,7 @@
 
 import { join } from "node:path";
 import { BugboutError } from "../../errors.ts";
+import { copyTree } from "../../checkout.ts";
 import { statIfExists } from "../../fs.ts";
 import { inputsKey } from "../../hash.ts";
 import { run } from "../../proc.ts";
@@ -67,9 +68,14 @@ export async function prepareRust(
   signal?: AbortSignal,
 ): Promise<RunnerEnv> {
   const rust = await findRust(signal);
-  const lock = await Deno.readTextFile(join(tree, "Cargo.lock")).catch(() => "");
-  const key = inputsKey(["rust", rust.rustc, lock]);
-  const registry = (lock.match(/^source = "registry\+/gm) ?? []).length;
+  const lock = await Deno.readTextFile(join(tree, "Cargo.lock")).catch(() => undefined);
+  const manifest = await Deno.readTextFile(join(tree, "Cargo.toml")).catch(() => "");
+  // A library often commits no lock file: its crates are then resolved as of the day the
+  // environment is made, keyed by the manifest.
+  const key = inputsKey(["rust", rust.rustc, lock ?? `manifest:${manifest}`]);
+  const registry = lock === undefined
+    ? (/^\[(?:[\w.-]*\.)?(?:dev-|build-)?dependencies\b/m.test(manifest) ? 1 : 0)
+    : (lock.match(/^source = "registry\+/gm) ?? []).length;
   const base = {
     key,
     readable: [rust.sysroot],
@@ -82,17 +88,30 @@ export async function prepareRust(
   const vendor = join(cache, key.slice(0, 16), "vendor");
   if (!(await statIfExists(join(vendor, ".done")))) {
     await Deno.mkdir(vendor, { recursive: true });
-    const result = await run(
-      [join(rust.sysroot, "bin", "cargo"), "vendor", "--locked", "--versioned-dirs", vendor],
-      { cwd: tree, signal, timeoutMs: 600_000, okCodes: "any" },
-    );
-    if (result.code !== 0) {
-      throw new BugboutError(
-        `Cannot prepare the test environment: cargo vendor failed: ${
-          result.stderr.trim().split("\n").at(-1)
-        }`,
-        { hint: "Check that Cargo.lock's crates can be downloaded from the registry." },
+    // On a copy: without a lock file cargo writes one, and the tree must stay as it is.
+    const copy = await Deno.makeTempDir({ prefix: "bugbout-cargo-vendor-" });
+    try {
+      await copyTree(tree, join(copy, "tree"), signal);
+      const result = await run(
+        [
+          join(rust.sysroot, "bin", "cargo"),
+          "vendor",
+          ...(lock === undefined ? [] : ["--locked"]),
+          "--versioned-dirs",
+          vendor,
+        ],
+        { cwd: join(copy, "tree"), signal, timeoutMs: 600_000, okCodes: "any" },
       );
+      if (result.code !== 0) {
+        throw new BugboutError(
+          `Cannot prepare the test environment: cargo vendor failed: ${
+            result.stderr.trim().split("\n").at(-1)
+          }`,
+          { hint: "Check that the crates Cargo.toml names can be downloaded from the registry." },
+        );
+      }
+    } finally {
+      await Deno.remove(copy, { recursive: true }).catch(() => {});
     }
     await Deno.writeTextFile(join(vendor, ".done"), "");
   }
@@ -100,6 +119,8 @@ export async function prepareRust(
     ...base,
     readable: [rust.sysroot, vendor],
     env: { ...base.env, [VENDOR_VAR]: vendor },
-    describe: `${rust.rustc}, ${registry} crates vendored`,
+    describe: `${rust.rustc}, crates vendored${
+      lock === undefined ? " (no Cargo.lock: resolved today)" : ""
+    }`,
   };
 }
