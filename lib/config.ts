@@ -14,6 +14,11 @@ import { ConfigError } from "./errors.ts";
 import { explain, knownKeys, misspeltAs, misspeltKey } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
 import { isMissing, statIfExists } from "./fs.ts";
+import {
+  commandSettingsOf,
+  commandTableSchema,
+  useCommandSettings,
+} from "./lang/command/settings.ts";
 import { DEFAULT_LANGUAGE, type Language, languageName, languageNamesKnown } from "./records.ts";
 
 /** The judge's policies. */
@@ -126,6 +131,7 @@ const fileSchema = z.strictObject({
   tasks: tasksSchema.default(tasksSchema.parse({})),
   run: runSchema.default(runSchema.parse({})),
   judge: judgeSchema.default(judgeSchema.parse({})),
+  command: commandTableSchema.optional(),
   contestants: z.array(agentTable).default([]),
   examiners: z.array(agentTable).default([]),
 });
@@ -488,6 +494,19 @@ export async function parseConfig(
     throw new ConfigError(explain(label, data, fileSchema, parsed.error.issues).join("\n"));
   }
   const f = parsed.data;
+  if (f.project.language === "command" && !f.command) {
+    throw new ConfigError(`${label}: language = "command" needs a [command] table.`, {
+      hint: 'Add [command] with test = ["program", "--junit-xml={report}"] and test-files = ' +
+        '["tests/**/*"] (see docs/configuration.md).',
+    });
+  }
+  let command;
+  try {
+    command = f.command ? commandSettingsOf(f.command) : undefined;
+  } catch (error) {
+    const e = error as ConfigError;
+    throw new ConfigError(`${label}: ${e.message}`, { hint: e.hint });
+  }
   const { repository, remote } = await resolveRepository(f.project.repository, root);
   const agents: AgentEntry[] = [];
   for (const [i, raw] of f.contestants.entries()) {
@@ -527,6 +546,8 @@ export async function parseConfig(
       );
     }
   }
+  // The command language reads its table from here (its runner is opened from a tree alone).
+  useCommandSettings(command);
   const config: Config = {
     file: absolute,
     root,

@@ -14,7 +14,7 @@ export const RESULTS_VERSION = 1;
 // Test outcomes
 
 /** The languages built into bugbout: their projects and test runners (`node`: TS and JS). */
-export const LANGUAGES = ["python", "go", "node"] as const;
+export const LANGUAGES = ["python", "go", "node", "rust", "command"] as const;
 /** The language of a project whose `bugbout.toml` names none. */
 export const DEFAULT_LANGUAGE = "python";
 /**
@@ -35,6 +35,8 @@ const languageNames = new Map<string, LanguageName>([
   ["python", { name: "python", requires: ["source"] }],
   ["go", { name: "go", requires: [] }],
   ["node", { name: "node", requires: [] }],
+  ["rust", { name: "rust", requires: [] }],
+  ["command", { name: "command", requires: [] }],
 ]);
 
 /** The language named `name`, if bugbout knows one by that name. */

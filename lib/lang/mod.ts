@@ -14,16 +14,18 @@
 import { BugboutError } from "../errors.ts";
 import { addLanguageName, DEFAULT_LANGUAGE, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
+import { command } from "./command/mod.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
 import { python } from "./python/mod.ts";
+import { rust } from "./rust/mod.ts";
 import type { LanguageSpec, ProjectDetection } from "./types.ts";
 
 export type * from "./types.ts";
 export { LANGUAGES } from "../records.ts";
 
 /** The built-in languages, in the order detection tries them. */
-const BUILT_IN: readonly LanguageSpec[] = [python, go, node];
+const BUILT_IN: readonly LanguageSpec[] = [python, go, node, rust, command];
 
 const registered = new Map<string, LanguageSpec>(BUILT_IN.map((l) => [l.name, l]));
 
