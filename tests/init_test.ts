@@ -127,6 +127,25 @@ Deno.test("init fills test-dependencies from what the project declares", async (
   );
 });
 
+Deno.test("declaredTestDependencies() leaves out tooling no test imports, and keeps pytest plugins and a tool a test imports", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "requirements-test.txt": "coverage==6.5.0\npytest==7.2.0\npytest-cov==4.0.0\ntox<3.0\n" +
+      "flake8\nmypy==1.0\nSphinx>=5\n",
+    "tests/test_types.py": "from mypy import api\n",
+  });
+  const found = await declaredTestDependencies(dir.path);
+  deepEqual(found?.requirements, ["pytest==7.2.0", "pytest-cov==4.0.0", "mypy==1.0"]);
+  deepEqual(found?.tooling, ["coverage==6.5.0", "tox<3.0", "flake8", "Sphinx>=5"]);
+  // The project's own name is never tooling: tox's tests need tox.
+  await using own = await tempDir();
+  await writeFiles(own.path, {
+    "pyproject.toml": '[project]\nname = "tox"\n\n[project.optional-dependencies]\n' +
+      'testing = ["tox", "pytest"]\n',
+  });
+  deepEqual((await declaredTestDependencies(own.path))?.requirements, ["tox", "pytest"]);
+});
+
 Deno.test("doctor's check of test-dependencies says when uv cannot install them", async () => {
   const { checkTestDependencies } = await import("../lib/lang/python/mod.ts");
   const { resolvePython } = await import("../lib/lang/python/mod.ts");

@@ -73,6 +73,7 @@ def _guard():
     import shutil  # noqa: E402
     import signal  # noqa: E402
     import threading  # noqa: E402
+    import traceback  # noqa: E402
     import types  # noqa: E402
 
     sys.path[:] = _saved_path
@@ -923,6 +924,10 @@ def _guard():
                 atexit._run_exitfuncs()
                 _check_integrity()
                 _send({"k": "end", "code": code})
+            except BaseException:
+                # What escaped pytest (a conftest hook its plugin manager refuses) explains the
+                # exit: the finally below would otherwise drop it unprinted.
+                traceback.print_exc()
             finally:
                 try:
                     sys.stdout.flush()
