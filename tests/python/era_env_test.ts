@@ -34,6 +34,8 @@ async function buildHistory(dir: string, requirements: string, time = JUNE_2023)
       "requirements-test.txt": requirements,
       "calc/__init__.py": "def add(a, b):\n    return a - b\n",
       "tests/conftest.py": CONFTEST,
+      // pytest-cov must be there (and coverage with it, though the tooling pin is left out).
+      "pytest.ini": "[pytest]\naddopts = --cov=calc --cov-report=\n",
       "tests/test_old.py": "def test_old():\n    assert True\n",
     },
   });
@@ -59,7 +61,7 @@ async function oracleOf(tmp: string, requirements: string, time?: number) {
     reruns: 2,
   });
   // What init writes at HEAD today: a pytest the 2023 commit's own pin contradicts.
-  project.config.project.testDependencies = ["pytest>=8"];
+  project.config.project.testDependencies = ["pytest>=8", "pytest-cov==4.1.0"];
   const { file } = await oracleAll(project, [task], {
     tools: pythonTools(python, project),
     sandbox: await sandbox("none"),
@@ -87,7 +89,11 @@ Deno.test("a 2023 commit runs on its own pytest, without the tooling its test re
 Deno.test("a tree only today's pytest is given, which refuses its conftest, is the environment's fault and says what failed", async () => {
   await using tmp = await tempDir();
   // Nothing pins pytest and the commit is of today: pytest 9, which refuses the `path` hook.
-  const oracle = await oracleOf(tmp.path, "pytest\n", Math.floor(Date.now() / 1000) - 120);
+  const oracle = await oracleOf(
+    tmp.path,
+    "pytest\npytest-cov==4.1.0\n",
+    Math.floor(Date.now() / 1000) - 120,
+  );
   equal(oracle.status, "environment", oracle.reason);
   match(
     oracle.reason ?? "",

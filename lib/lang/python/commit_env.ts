@@ -33,7 +33,7 @@ import { declaredPython, declaredTestDependencies, requirementName } from "./lay
 /** How many commit environments are kept in one environments directory. */
 export const MAX_COMMIT_ENVS = 8;
 /** Bumped when what is resolved for the same declarations changes, so old records are not reused. */
-const RESOLVER = 2;
+const RESOLVER = 3;
 /** The oldest Python a commit's environment is given. */
 const OLDEST = [3, 8];
 
@@ -212,8 +212,13 @@ export async function ensureCommitEnv(c: CommitEnvRequest): Promise<TestEnv> {
   // not resolve: they were written for another era (init copies HEAD's).
   const ownNames = new Set(own.map(requirementName));
   const yielding = request.testDependencies.filter((r) => ownNames.has(requirementName(r)));
-  const ownFirst = yielding.length
-    ? { tests: tests.filter((r) => !yielding.includes(r)), yielding }
+  const ownFirst = yielding.some((r) => !own.includes(r))
+    ? {
+      tests: [
+        ...new Set([...request.testDependencies.filter((r) => !yielding.includes(r)), ...own]),
+      ],
+      yielding: yielding.filter((r) => !own.includes(r)),
+    }
     : undefined;
   const key = inputsKey({
     resolver: RESOLVER,
