@@ -152,7 +152,7 @@ function decide(
     .find(([, r]) => r.status === "tampered");
   if (stopped) {
     const said = (stopped[1].message ?? "").split("; ")[0]
-      .replace(/^The code under test tampered with the grading: /, "");
+      .replace(/^The code under test tampered with the grading: /, "").replace(/\.$/, "");
     return {
       ...none,
       status: "unscorable",
