@@ -80,10 +80,11 @@ Deno.test("init fills test-dependencies from what the project declares", async (
     [
       "a requirements file for tests, following -r",
       {
-        "requirements-test.txt": "-r requirements-base.txt\npretend==1.0  # mocks\n-e .\n",
+        "requirements-test.txt": "-r requirements-base.txt\npretend==1.0  # mocks\n-e .\n" +
+          "mock==3.0.5;\n",
         "requirements-base.txt": "pytest\n",
       },
-      ["pytest", "pretend==1.0"],
+      ["pytest", "pretend==1.0", "mock==3.0.5"],
       /requirements-test\.txt/,
     ],
     [

@@ -253,7 +253,8 @@ async function requirementsIn(
   if (text === undefined) return [];
   const out: string[] = [];
   for (const raw of text.split("\n")) {
-    const line = raw.replace(/\s+#.*$/, "").trim();
+    // (A marker separator with no marker after it, `pytest==4.6.3;`, is what pip accepts.)
+    const line = raw.replace(/\s+#.*$/, "").trim().replace(/\s*;\s*$/, "");
     const include = line.match(/^-r\s+(\S+)$|^--requirement[= ](\S+)$/);
     if (include) {
       const target = join(dirname(file), include[1] ?? include[2]);
