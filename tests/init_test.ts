@@ -111,10 +111,11 @@ Deno.test("init fills test-dependencies from what the project declares", async (
     [
       "a requirements file for tests, following -r",
       {
-        "requirements-test.txt": "-r requirements-base.txt\npretend==1.0  # mocks\n-e .\n",
+        "requirements-test.txt": "-r requirements-base.txt\npretend==1.0  # mocks\n-e .\n" +
+          "mock==3.0.5;\n",
         "requirements-base.txt": "pytest\n",
       },
-      ["pytest", "pretend==1.0"],
+      ["pytest", "pretend==1.0", "mock==3.0.5"],
       /requirements-test\.txt/,
     ],
     [
@@ -156,6 +157,25 @@ Deno.test("init fills test-dependencies from what the project declares", async (
     (await detectLayout(dir.path)).testDependencies?.from,
     "[dependency-groups] test in pyproject.toml",
   );
+});
+
+Deno.test("declaredTestDependencies() leaves out tooling no test imports, and keeps pytest plugins and a tool a test imports", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "requirements-test.txt": "coverage==6.5.0\npytest==7.2.0\npytest-cov==4.0.0\ntox<3.0\n" +
+      "flake8\nmypy==1.0\nSphinx>=5\n",
+    "tests/test_types.py": "from mypy import api\n",
+  });
+  const found = await declaredTestDependencies(dir.path);
+  deepEqual(found?.requirements, ["pytest==7.2.0", "pytest-cov==4.0.0", "mypy==1.0"]);
+  deepEqual(found?.tooling, ["coverage==6.5.0", "tox<3.0", "flake8", "Sphinx>=5"]);
+  // The project's own name is never tooling: tox's tests need tox.
+  await using own = await tempDir();
+  await writeFiles(own.path, {
+    "pyproject.toml": '[project]\nname = "tox"\n\n[project.optional-dependencies]\n' +
+      'testing = ["tox", "pytest"]\n',
+  });
+  deepEqual((await declaredTestDependencies(own.path))?.requirements, ["tox", "pytest"]);
 });
 
 Deno.test("doctor's check of test-dependencies says when uv cannot install them", async () => {

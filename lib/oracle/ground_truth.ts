@@ -146,6 +146,21 @@ function decide(
   if (harness) {
     return { ...none, status: "infra-error", reason: `On ${harness[0]}: ${harness[1].message}` };
   }
+  // Both sides run the repository's own code: a guard that stops either stops the comparison
+  // (each of its tests would read as absent), and says so rather than "no tests".
+  const stopped = [...b.runs.map((r) => ["B", r] as const), ...g.runs.map((r) => ["G", r] as const)]
+    .find(([, r]) => r.status === "tampered");
+  if (stopped) {
+    const said = (stopped[1].message ?? "").split("; ")[0]
+      .replace(/^The code under test tampered with the grading: /, "").replace(/\.$/, "");
+    return {
+      ...none,
+      status: "unscorable",
+      reason: `The grading guard stopped ${runner} on ${stopped[0]}, which runs the repository's ` +
+        `own code and tests: ${said || "tampering"}. Either that code does reach into the test ` +
+        "run, or the guard mistook what it does for tampering (a bugbout bug worth reporting).",
+    };
+  }
   const gUnrunnable = g.runs.find((r) => r.status === "infra-error");
   if (gUnrunnable && g.runs.every((r) => r.status === "infra-error")) {
     return {

@@ -247,10 +247,15 @@ async function oracleOf(
       ? await language.newApiNames?.(task, truth.failToPass, b, { B: bTree, G: gTree })
       : undefined;
     if (newApi) return { ...decided, ...newApiRecord(newApi), durations: {} };
+    // The environment's fault: what stood in for what the commit declared is part of why.
+    const stoodIn = truth.status === "environment"
+      ? notes.filter((n) => /^Resolved |was used\.$/.test(n))
+      : [];
+    const reason = [truth.reason ?? "", ...stoodIn].filter(Boolean).join(" ");
     return {
       ...decided,
       status: truth.status,
-      ...(truth.reason ? { reason: truth.reason } : {}),
+      ...(reason ? { reason } : {}),
       durations: durationsOnG(g),
       ...(collectedOnB
         ? { collectedNewTests: newlyCollected(gSide.runner, g, unsure, collectedOnB) }

@@ -127,6 +127,33 @@ Deno.test("groundTruth() explains why a task is unscorable or an infrastructure 
   deepEqual(bOnly.failToPass, ["t.py::a"]);
 });
 
+Deno.test('groundTruth() says the guard stopped a side, rather than "no tests", and blesses nothing from it', () => {
+  const stopped = run({}, {
+    status: "tampered",
+    message: "The code under test tampered with the grading: collected a test that was not " +
+      "compiled from a file of the tree (t.py::a: /env/freezegun/api.py); and 3 more.",
+  });
+  const pass = twice({ "t.py::a": "passed" });
+  for (
+    const [b, g, side] of [[mergeRepeats([stopped, stopped]), pass, "B"], [
+      pass,
+      mergeRepeats([stopped, stopped]),
+      "G",
+    ]] as const
+  ) {
+    const truth = groundTruth(b, g, PY);
+    equal(truth.status, "unscorable");
+    deepEqual(truth.failToPass, []);
+    equal(
+      truth.reason,
+      `The grading guard stopped pytest on ${side}, which runs the repository's own code and ` +
+        "tests: collected a test that was not compiled from a file of the tree (t.py::a: " +
+        "/env/freezegun/api.py). Either that code does reach into the test run, or the guard " +
+        "mistook what it does for tampering (a bugbout bug worth reporting).",
+    );
+  }
+});
+
 // How fast this size goes is a claim of bench/ground_truth.ts, never of this test.
 Deno.test("mergeRepeats() and groundTruth() handle tens of thousands of test ids", () => {
   const outcomes: Record<string, Outcome> = {};

@@ -55,6 +55,21 @@ function tail(text: string, lines = 15): string {
   return text.trim().split("\n").slice(-lines).join("\n");
 }
 
+/**
+ * The exception that ended a Python traceback at the end of `output`, its message's lines joined
+ * (pluggy's validation errors take three), or undefined when the output ends otherwise.
+ */
+export function escapedError(output: string): string | undefined {
+  const lines = output.trim().split("\n");
+  const start = lines.findLastIndex((l) => l.startsWith("Traceback (most recent call last):"));
+  if (start < 0) return undefined;
+  const rest = lines.slice(start + 1);
+  const at = rest.findLastIndex((l) => /^[\w.]+(?:Error|Exception|Warning|Exit)\b:?/.test(l));
+  if (at < 0 || rest.length - at > 4) return undefined;
+  const said = rest.slice(at).map((l) => l.trim()).filter(Boolean).join(" ");
+  return said.length > 400 ? `${said.slice(0, 399)}…` : said;
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -147,6 +162,20 @@ function judgeGroup(
             : `pytest was killed by signal ${signal} under the ${e.memoryMb} MiB memory cap`,
         ),
         status: "out-of-memory",
+      };
+    }
+    const escaped = !ended && group.exit?.code === 3 ? escapedError(e.output) : undefined;
+    if (escaped) {
+      // An exception out of pytest.main itself, before any record of the end: the tree's
+      // conftest or configuration and this pytest do not go together, the same on every rerun.
+      return {
+        ...events,
+        status: "infra-error",
+        cause: "unrunnable",
+        complete: false,
+        outcomes: {},
+        durations: {},
+        message: `pytest could not start on this tree: ${escaped}\n${tail(e.output)}`,
       };
     }
     const how = signal !== undefined

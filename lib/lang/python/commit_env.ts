@@ -28,10 +28,12 @@ import { writeJsonAtomic } from "../../store.ts";
 import { dependencyFile, dependencyHash } from "./dependencies.ts";
 import { type PythonChoice, resolvePython, uvEnv } from "./discover.ts";
 import { ensurePinnedEnv, type EnvRequest, type TestEnv } from "./env.ts";
-import { declaredPython, declaredTestDependencies } from "./layout.ts";
+import { declaredPython, declaredTestDependencies, requirementName } from "./layout.ts";
 
 /** How many commit environments are kept in one environments directory. */
 export const MAX_COMMIT_ENVS = 8;
+/** Bumped when what is resolved for the same declarations changes, so old records are not reused. */
+const RESOLVER = 3;
 /** The oldest Python a commit's environment is given. */
 const OLDEST = [3, 8];
 
@@ -204,8 +206,22 @@ export async function ensureCommitEnv(c: CommitEnvRequest): Promise<TestEnv> {
   const python = await commitPython(tree, request.python);
   const file = request.installProject ? await dependencyFile(tree, request.source) : null;
   const declaredTests = await declaredTestDependencies(tree);
-  const tests = [...new Set([...request.testDependencies, ...declaredTests?.requirements ?? []])];
+  const own = declaredTests?.requirements ?? [];
+  const tests = [...new Set([...request.testDependencies, ...own])];
+  // bugbout.toml's entries for packages the commit names itself give way when both together do
+  // not resolve: they were written for another era (init copies HEAD's).
+  const ownNames = new Set(own.map(requirementName));
+  const yielding = request.testDependencies.filter((r) => ownNames.has(requirementName(r)));
+  const ownFirst = yielding.some((r) => !own.includes(r))
+    ? {
+      tests: [
+        ...new Set([...request.testDependencies.filter((r) => !yielding.includes(r)), ...own]),
+      ],
+      yielding: yielding.filter((r) => !own.includes(r)),
+    }
+    : undefined;
   const key = inputsKey({
+    resolver: RESOLVER,
     python: python.choice.path,
     version: python.choice.version,
     file,
@@ -225,7 +241,7 @@ export async function ensureCommitEnv(c: CommitEnvRequest): Promise<TestEnv> {
     }
   }
   if (!resolved) {
-    resolved = await resolve(c, python.choice.path, file, tests);
+    resolved = await resolve(c, python.choice.path, file, tests, ownFirst);
     await writeJsonAtomic(cache, resolved);
   }
   const env = await ensurePinnedEnv({
@@ -235,7 +251,17 @@ export async function ensureCommitEnv(c: CommitEnvRequest): Promise<TestEnv> {
     dependencies: file,
   });
   await prune(request.envsDir ?? join(request.home, "envs"), env.python, c.keep);
-  const notes = [...(python.note ? [python.note] : []), ...resolved.notes];
+  const notes = [
+    ...(python.note ? [python.note] : []),
+    ...(declaredTests?.tooling
+      ? [
+        `Left out of the test requirements as tooling no test imports: ${
+          declaredTests.tooling.join(", ")
+        } (${declaredTests.from}).`,
+      ]
+      : []),
+    ...resolved.notes,
+  ];
   return { ...env, ...(notes.length ? { notes } : {}) };
 }
 
@@ -244,6 +270,7 @@ async function resolve(
   python: string,
   file: string | null,
   tests: string[],
+  ownFirst?: { tests: string[]; yielding: string[] },
 ): Promise<z.infer<typeof resolvedSchema>> {
   // Building a project's metadata may write into its tree (`*.egg-info`): use a scratch copy.
   const scratch = await Deno.makeTempDir({ prefix: "bugbout-resolve-" });
@@ -253,21 +280,50 @@ async function resolve(
       await copyTree(c.tree, join(scratch, "tree"), c.request.signal);
       inputs.push(join(scratch, "tree", file));
     }
-    await Deno.writeTextFile(join(scratch, "tests.txt"), tests.join("\n") + "\n");
-    inputs.push(join(scratch, "tests.txt"));
+    const testsFile = join(scratch, "tests.txt");
     const options = { cwd: c.request.cwd ?? scratch, signal: c.request.signal };
     const notes: string[] = [];
+    // What is tried, in order: everything; the commit's own entries where bugbout.toml names
+    // the same packages; each of those as of the date, then today.
+    const sets = [
+      { tests, note: "" },
+      ...(ownFirst
+        ? [{
+          tests: ownFirst.tests,
+          note:
+            `bugbout.toml's test-dependencies ${
+              ownFirst.yielding.join(", ")
+            } gave way to this commit's own declaration of the same packages (together they do not ` +
+            "resolve).",
+        }]
+        : []),
+    ];
+    const attempt = async (date?: string) => {
+      let last: Awaited<ReturnType<typeof compile>> | undefined;
+      for (const set of sets) {
+        await Deno.writeTextFile(testsFile, set.tests.join("\n") + "\n");
+        last = await compile([...inputs, testsFile], python, { ...options, date });
+        if (last.code === 0) return { ok: last, note: set.note };
+      }
+      return { failed: last! };
+    };
     if (c.date) {
-      const dated = await compile(inputs, python, { ...options, date: c.date });
-      if (dated.code === 0) return { pinned: dated.stdout, notes };
+      const dated = await attempt(c.date);
+      if (dated.ok) return { pinned: dated.ok.stdout, notes: dated.note ? [dated.note] : [] };
       notes.push(
         `Resolved with today's versions: as of ${c.date} uv could not (${
-          said(dated.stderr, dated.code)
+          said(dated.failed.stderr, dated.failed.code)
         }).`,
       );
     }
-    const today = await compile(inputs, python, options);
-    if (today.code === 0) return { pinned: today.stdout, notes };
+    const current = await attempt();
+    if (current.ok) {
+      return {
+        pinned: current.ok.stdout,
+        notes: [...notes, ...current.note ? [current.note] : []],
+      };
+    }
+    const today = current.failed;
     throw new BugboutError(
       `Cannot resolve this commit's declared dependencies${
         file ? ` (${file} and the test dependencies)` : ""

@@ -24,8 +24,12 @@ export interface Layout {
   tests?: string;
   /** The declared Python requirement (`>=3.9`, say) and the file it came from. */
   requiresPython?: { spec: string; from: string };
-  /** What the tests need installed besides the project, and where that was declared. */
-  testDependencies?: { requirements: string[]; from: string };
+  /**
+   * What the tests need installed besides the project, and where that was declared; `tooling`:
+   * what the same declaration lists that no test imports (tox, linters, coverage, docs
+   * builders), left out.
+   */
+  testDependencies?: { requirements: string[]; from: string; tooling?: string[] };
   /** True when the repository has Python code at all. */
   isPython: boolean;
 }
@@ -302,7 +306,8 @@ async function requirementsIn(
   if (text === undefined) return [];
   const out: string[] = [];
   for (const raw of text.split("\n")) {
-    const line = raw.replace(/\s+#.*$/, "").trim();
+    // (A marker separator with no marker after it, `pytest==4.6.3;`, is what pip accepts.)
+    const line = raw.replace(/\s+#.*$/, "").trim().replace(/\s*;\s*$/, "");
     const include = line.match(/^-r\s+(\S+)$|^--requirement[= ](\S+)$/);
     if (include) {
       const target = join(dirname(file), include[1] ?? include[2]);
@@ -373,9 +378,71 @@ export async function declaredTestDependencies(
 ): Promise<Layout["testDependencies"]> {
   const found = await findTestDependencies(repo);
   if (!found) return undefined;
-  const requirements = [...new Set(found.requirements.map((r) => r.trim()).filter(isRequirement))];
+  const self = await projectName(repo);
+  const all = [...new Set(found.requirements.map((r) => r.trim()).filter(isRequirement))];
+  const candidates = all.filter((r) => isTooling(r) && nameOf(r) !== self);
+  const imported = candidates.length ? await importedByTests(repo, candidates) : new Set();
+  const tooling = candidates.filter((r) => !imported.has(r));
+  const requirements = all.filter((r) => !tooling.includes(r));
   if (!requirements.some((r) => nameOf(r) === "pytest")) requirements.unshift("pytest");
-  return { requirements, from: found.from };
+  return { requirements, from: found.from, ...(tooling.length ? { tooling } : {}) };
+}
+
+/**
+ * Tools a project's test requirements list that its tests never import: runners of test
+ * environments (tox, nox), linters, formatters and type checkers, coverage and its upload
+ * services, documentation builders, release tools. Pinned to their own era they only make
+ * resolution fail (`tox<3.0` beside a 2023 pytest), and nothing a test runs needs them. pytest
+ * plugins (`pytest-cov`) are kept, since a configuration's `addopts` may name them, and so is a
+ * tool a test file imports (a test that runs mypy).
+ */
+const TOOLING = new RegExp(
+  "^(?:tox|tox-.*|detox|nox|pre-commit|flake8|flake8-.*|pyflakes|pycodestyle|" +
+    "pep8|pep8-naming|pylint|pylint-.*|black|isort|autopep8|yapf|ruff|mypy|pyright|pytype|" +
+    "types-.*|bandit|safety|pydocstyle|doc8|rstcheck|codespell|coverage|coveralls|" +
+    "python-coveralls|codecov|sphinx|sphinx-.*|sphinxcontrib-.*|furo|mkdocs|mkdocs-.*|" +
+    "mkdocstrings.*|readme-renderer|twine|check-manifest|bump2version|bumpversion|" +
+    "zest-releaser|pyroma)$",
+);
+
+/** Whether requirement `r` names a tool the tests never import (see {@linkcode TOOLING}). */
+export function isTooling(r: string): boolean {
+  return TOOLING.test(nameOf(r));
+}
+
+/** The name of a requirement (`Foo_Bar[x]>=1` → `foo-bar`), normalised as PyPI does. */
+export function requirementName(requirement: string): string {
+  return nameOf(requirement.trim());
+}
+
+/** Those of `requirements` whose module a test file or conftest of the tree imports. */
+async function importedByTests(repo: string, requirements: string[]): Promise<Set<string>> {
+  const files = (await pythonFiles(repo, ".", 2000)).filter((f) =>
+    /(?:^|\/)(?:test_[^/]*|[^/]*_test|conftest)\.py$/.test(f) || /(?:^|\/)tests?\//.test(f)
+  ).slice(0, 500);
+  const modules = new Map(requirements.map((r) => [r, nameOf(r).replace(/-/g, "_")]));
+  const found = new Set<string>();
+  for (const file of files) {
+    const text = await readTextIfExists(join(repo, file));
+    if (text === undefined) continue;
+    for (const [r, module] of modules) {
+      if (new RegExp(`^\\s*(?:from|import)\\s+${module}\\b`, "m").test(text)) found.add(r);
+    }
+    if (found.size === modules.size) break;
+  }
+  return found;
+}
+
+/** The project's name in `pyproject.toml`, normalised, or "" when it has none there. */
+async function projectName(repo: string): Promise<string> {
+  const text = await readTextIfExists(join(repo, "pyproject.toml"));
+  if (text === undefined) return "";
+  try {
+    return nameOf(String(((parseToml(text) as Table).project as Table | undefined)?.name ?? ""));
+  } catch (error) {
+    if (error instanceof TomlError) return "";
+    throw error;
+  }
 }
 
 async function findTestDependencies(repo: string): Promise<Layout["testDependencies"]> {

@@ -63,8 +63,9 @@ function failureNote(message: string): string {
 
 /**
  * The environment's fault in failures, if they show one: a module of the package itself that
- * cannot be imported (`calc._version`, which a build generates), or a command that is not there
- * (`FileNotFoundError` for a bare name: the project's console script). Pure.
+ * cannot be imported (`calc._version`, which a build generates), a pytest that refuses a hook of
+ * the tree's conftest (`pytest_ignore_collect(path, config)` since pytest 9), or a command that
+ * is not there (`FileNotFoundError` for a bare name: the project's console script). Pure.
  */
 export function environmentFault(
   failures: Readonly<Record<string, string>>,
@@ -77,6 +78,16 @@ export function environmentFault(
     return `the tests cannot import ${
       own.map((m) => `\`${m}\``).join(", ")
     }, the project's own (built? a module generated at build time is missing from the tree)`;
+  }
+  for (const message of Object.values(failures)) {
+    const hook = message.match(
+      /PluginValidationError: Plugin .*? for hook ['"](\w+)['"][\s\S]*?Argument\(s\) (\{[^}]*\}) are declared in the hookimpl but can not be found in the hookspec/,
+    );
+    if (hook) {
+      return `this pytest refuses the tree's \`${hook[1]}\` hook, whose argument(s) ${hook[2]} ` +
+        "it no longer passes (the tree was written for an older pytest: the pytest of the " +
+        "commit's own day runs it)";
+    }
   }
   for (const message of Object.values(failures)) {
     const command = message.match(
