@@ -293,3 +293,75 @@ export function pickingChart(report: Report): string {
   });
   return svg("chart-picking", width, height, "The judge's picks against baselines", body);
 }
+
+/**
+ * Cost against resolve rate: one point per contestant that reported a cost, at its total cost
+ * in US dollars (x, from 0 to the largest) and its resolve rate (y, pass@1 with repeats) with the
+ * rate's 95% interval as a vertical whisker; contestants with no cost are named under the chart.
+ * Empty when no contestant reported one (tokens alone are in the table beside it).
+ */
+export function costChart(report: Report): string {
+  const priced = report.agents.filter((a) =>
+    a.cost.totalUsd !== null && a.cost.attempts > 0 && a.tasks > 0 && a.resolveRate.rate !== null
+  );
+  if (priced.length === 0) return "";
+  const unpriced = report.agents.filter((a) => !priced.includes(a)).map((a) => a.name);
+  const left = 56, plotW = 480, plotH = 240, top = 14, right = 180;
+  const height = top + plotH + 44 + (unpriced.length > 0 ? 18 : 0);
+  const width = left + plotW + right;
+  const most = Math.max(...priced.map((a) => a.cost.totalUsd!));
+  const xMax = most > 0 ? most * 1.1 : 1;
+  const xOf = (usd: number) => left + (usd / xMax) * plotW;
+  const yOf = (rate: number) => top + (1 - rate) * plotH;
+  const body: string[] = [];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
+    const y = yOf(tick);
+    body.push(`<line x1="${left}" y1="${y}" x2="${left + plotW}" y2="${y}" stroke="#e2e8f0"/>`);
+    body.push(text(left - 6, y + 4, `${tick * 100}%`, `text-anchor="end" fill="#718096"`));
+  }
+  for (const tick of [0, 0.5, 1]) {
+    const x = left + tick * plotW;
+    body.push(
+      text(
+        x,
+        top + plotH + 16,
+        `$${(tick * xMax).toFixed(2)}`,
+        `text-anchor="middle" fill="#718096"`,
+      ),
+    );
+  }
+  body.push(
+    text(
+      left + plotW / 2,
+      top + plotH + 32,
+      "total cost (US dollars)",
+      `text-anchor="middle" fill="#4a5568"`,
+    ),
+  );
+  const names = labelColumn(priced.map((a) => a.name), 40, right - 14);
+  for (const agent of priced) {
+    const x = xOf(agent.cost.totalUsd!), rate = agent.resolveRate.rate!;
+    const lo = yOf(agent.resolveRate.low), hi = yOf(agent.resolveRate.high);
+    const tip = `${agent.name}: ${pct(rate)} resolved for $${agent.cost.totalUsd!.toFixed(2)}` +
+      (agent.perResolved.costUsd !== null
+        ? ` ($${agent.perResolved.costUsd.toFixed(2)} per resolved task)`
+        : "");
+    body.push(
+      `<g class="point" data-agent="${esc(agent.name)}"><title>${esc(tip)}</title>` +
+        `<line x1="${x}" y1="${lo}" x2="${x}" y2="${hi}" stroke="#1a202c" stroke-width="1.5"/>` +
+        `<circle cx="${x}" cy="${yOf(rate)}" r="5" fill="${JUDGE_COLOR}"/></g>`,
+    );
+    const shown = names.cut(agent.name);
+    body.push(
+      `<text x="${x + 8}" y="${yOf(rate) + 4}">${esc(shown)}${
+        shown === agent.name ? "" : `<title>${esc(agent.name)}</title>`
+      }</text>`,
+    );
+  }
+  if (unpriced.length > 0) {
+    body.push(
+      text(left, height - 6, `no cost reported: ${unpriced.join(", ")}`, `fill="#718096"`),
+    );
+  }
+  return svg("cost-chart", width, height, "Resolve rate against total cost", body);
+}

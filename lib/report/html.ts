@@ -11,6 +11,7 @@
 import { reportSubtitle, reportTitle, sectionLead } from "./_format.ts";
 import {
   BASELINE_COLOR,
+  costChart,
   cutoffChart,
   escapeHtml as esc,
   JUDGE_COLOR,
@@ -110,7 +111,7 @@ function agents(
         paragraphs(cutoff.sentences)
       : "") +
     `<h3>Attempts</h3>` + byName(statuses) +
-    `<h3>Time, tokens and cost</h3>` + byName(costs, { names: [1] });
+    `<h3>Time, tokens and cost</h3>` + costChart(report) + byName(costs, { names: [1] });
 }
 
 /**

@@ -250,3 +250,33 @@ Deno.test("renderReport() renders every format", () => {
   equal(renderReport(report, "json"), renderJson(report));
   equal(renderReport(report, "terminal"), renderTerminal(report, { color: false }));
 });
+
+Deno.test("HTML: the cost chart has a point per contestant that reported a cost, at its cost and rate", () => {
+  const r = structuredClone(report);
+  const priced = r.agents.filter((a) => a.cost.totalUsd !== null && a.tasks > 0);
+  ok(priced.length >= 2, "the fixture prices two agents");
+  const html = renderHtml(r);
+  const chart = html.match(/<svg id="cost-chart"[\s\S]*?<\/svg>/)?.[0] ?? "";
+  ok(chart, "a cost chart");
+  const points = [...chart.matchAll(/<g class="point" data-agent="([^"]*)">/g)].map((m) => m[1]);
+  deepEqual(points, priced.map((a) => a.name));
+  // The dearer agent sits further right; the better one higher up.
+  const at = (name: string) => {
+    const m = chart.match(
+      new RegExp(`data-agent="${name}">[\\s\\S]*?<circle cx="([\\d.]+)" cy="([\\d.]+)"`),
+    )!;
+    return { x: Number(m[1]), y: Number(m[2]) };
+  };
+  const [a, b] = priced;
+  equal(Math.sign(at(a.name).x - at(b.name).x), Math.sign(a.cost.totalUsd! - b.cost.totalUsd!));
+  equal(
+    Math.sign(at(b.name).y - at(a.name).y),
+    Math.sign(a.resolveRate.rate! - b.resolveRate.rate!),
+  );
+
+  // A hostile name is text, and without any cost there is no chart at all.
+  r.agents[0].name = `<script>alert(1)</script>`;
+  ok(!renderHtml(r).includes("<script>alert(1)"));
+  for (const agent of r.agents) agent.cost = { attempts: 0, totalUsd: null };
+  ok(!renderHtml(r).includes(`id="cost-chart"`));
+});
