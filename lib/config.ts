@@ -14,11 +14,7 @@ import { ConfigError } from "./errors.ts";
 import { explain, knownKeys, misspeltAs, misspeltKey } from "./config_explain.ts";
 import { closest } from "./suggest.ts";
 import { isMissing, statIfExists } from "./fs.ts";
-import {
-  commandSettingsOf,
-  commandTableSchema,
-  useCommandSettings,
-} from "./lang/command/settings.ts";
+import { commandSettingsOf, commandTableSchema, useCommandSettings } from "./config_command.ts";
 import { DEFAULT_LANGUAGE, type Language, languageName, languageNamesKnown } from "./records.ts";
 
 /** The judge's policies. */
@@ -494,8 +490,9 @@ export async function parseConfig(
     throw new ConfigError(explain(label, data, fileSchema, parsed.error.issues).join("\n"));
   }
   const f = parsed.data;
-  if (f.project.language === "command" && !f.command) {
-    throw new ConfigError(`${label}: language = "command" needs a [command] table.`, {
+  const tables = languageName(f.project.language)?.tables ?? [];
+  if (tables.includes("command") && !f.command) {
+    throw new ConfigError(`${label}: language = "${f.project.language}" needs a [command] table.`, {
       hint: 'Add [command] with test = ["program", "--junit-xml={report}"] and test-files = ' +
         '["tests/**/*"] (see docs/configuration.md).',
     });

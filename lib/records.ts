@@ -29,6 +29,8 @@ export interface LanguageName {
   name: Language;
   /** `[project]` keys a project of this language must set (Python: its package, `source`). */
   requires: readonly string[];
+  /** Tables of `bugbout.toml` a project of this language must have (`command`: its `[command]`). */
+  tables?: readonly string[];
 }
 
 const languageNames = new Map<string, LanguageName>([
@@ -36,7 +38,7 @@ const languageNames = new Map<string, LanguageName>([
   ["go", { name: "go", requires: [] }],
   ["node", { name: "node", requires: [] }],
   ["rust", { name: "rust", requires: [] }],
-  ["command", { name: "command", requires: [] }],
+  ["command", { name: "command", requires: [], tables: ["command"] }],
 ]);
 
 /** The language named `name`, if bugbout knows one by that name. */

@@ -19,7 +19,7 @@ const FLOORS: [string, RegExp][] = [
   ],
   [
     "programs",
-    /^(lib\/(proc|self|git|history|blobs|checkout|config|config_explain|layout|project)\.ts|lib\/sandbox\/|adapters\/)/,
+    /^(lib\/(proc|self|git|history|blobs|checkout|config|config_command|config_explain|layout|project)\.ts|lib\/sandbox\/|adapters\/)/,
   ],
   ["lang", /^lib\/lang\//],
   ["testbed", /^lib\/testbed\//],

@@ -14,7 +14,7 @@
 import { BugboutError } from "../errors.ts";
 import { addLanguageName, DEFAULT_LANGUAGE, type Language } from "../records.ts";
 import { closest } from "../suggest.ts";
-import { command } from "./command/mod.ts";
+import { commandLanguage } from "./command/mod.ts";
 import { go } from "./go/mod.ts";
 import { node } from "./node/mod.ts";
 import { python } from "./python/mod.ts";
@@ -25,7 +25,7 @@ export type * from "./types.ts";
 export { LANGUAGES } from "../records.ts";
 
 /** The built-in languages, in the order detection tries them. */
-const BUILT_IN: readonly LanguageSpec[] = [python, go, node, rust, command];
+const BUILT_IN: readonly LanguageSpec[] = [python, go, node, rust, commandLanguage];
 
 const registered = new Map<string, LanguageSpec>(BUILT_IN.map((l) => [l.name, l]));
 

@@ -75,6 +75,7 @@ Deno.test("parseInvocation reads short flags, string values and positionals", ()
     flags: {
       format: "json",
       output: "out.json",
+      open: false,
       config: "b.toml",
       "no-color": false,
       help: false,

@@ -30,13 +30,13 @@ export function relativeFile(file: string, tree: string): string {
 }
 
 /** The file part of an id (the id itself when the report named no file). */
-export function fileOf(id: string): string {
+export function idFile(id: string): string {
   const at = id.indexOf("::");
   return at < 0 ? id : id.slice(0, at);
 }
 
 /** The name part of an id (`classname.name`). */
-export function nameOf(id: string): string {
+export function idName(id: string): string {
   const at = id.indexOf("::");
   return at < 0 ? id : id.slice(at + 2);
 }

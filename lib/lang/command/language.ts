@@ -1,6 +1,6 @@
 /**
  * Any project whose test command writes JUnit XML, as a {@linkcode LanguageSpec}: the
- * `[command]` table of `bugbout.toml` says how (see `settings.ts`).
+ * `[command]` table of `bugbout.toml` says how (see `lib/config_command.ts`).
  *
  * @module
  */
@@ -12,15 +12,15 @@ import { perTreeTools } from "../tools.ts";
 import type { LanguageSpec } from "../types.ts";
 import { CommandRunner } from "./runner.ts";
 import { commandInitConfig, detectCommand } from "./detect.ts";
-import { commandSettings } from "./settings.ts";
-import { globToRegExp } from "../node/glob.ts";
+import { commandSettings } from "../../config_command.ts";
+import { globToRegExp } from "../glob.ts";
 
 function quote(arg: string): string {
   return /^[\w./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A project tested by a command of its own that writes JUnit XML. */
-export const command: LanguageSpec = {
+export const commandLanguage: LanguageSpec = {
   name: "command",
   label: "a test command",
   runWord: "test run",
@@ -53,7 +53,7 @@ export const command: LanguageSpec = {
   openRunner: () => Promise.resolve(new CommandRunner(commandSettings())),
   placeOf: () => ({ packageDir: ".", pythonPath: "." }),
   tools: (project, options) => {
-    const tools = perTreeTools(command, project, async ({ runner }, dirs) => {
+    const tools = perTreeTools(commandLanguage, project, async ({ runner }, dirs) => {
       const settings = (runner as CommandRunner).settings;
       const report = `${dirs.state}/report.xml`;
       return await Promise.resolve({
@@ -90,7 +90,7 @@ export const command: LanguageSpec = {
       ? new RegExp(settings.sourceFiles.map((g) => globToRegExp(g).source).join("|"))
       : /./;
     const tests = new RegExp(settings.testFiles.map((g) => globToRegExp(g).source).join("|"));
-    return openRunnerMiner(command, context, { source, tests });
+    return openRunnerMiner(commandLanguage, context, { source, tests });
   },
 };
 

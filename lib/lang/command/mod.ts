@@ -4,7 +4,7 @@
  * and configuration files, and where the report lands.
  *
  * - {@linkcode command}: the {@linkcode LanguageSpec}.
- * - {@linkcode CommandRunner}: its {@linkcode TestRunner}; {@linkcode runCommand} runs a command in
+ * - {@linkcode CommandRunner}: its {@linkcode TestRunner}; {@linkcode runTestCommand} runs a command in
  *   the sandbox and reads its report; {@linkcode parseJUnit} reads JUnit XML.
  *
  * Requires `--allow-run` (the sandbox), `--allow-read` and `--allow-write` for runs; the rest is
@@ -14,11 +14,11 @@
  */
 
 export type { TestRunner } from "../types.ts";
-export { command } from "./language.ts";
+export { commandLanguage } from "./language.ts";
 export { CommandRunner, UNSURE } from "./runner.ts";
-export { type CommandRunSpec, runCommand } from "./run.ts";
+export { type CommandRunSpec, runTestCommand } from "./run.ts";
 export { type JUnitCase, parseJUnit, unescapeXml } from "./junit.ts";
-export { caseId, caseName, fileOf, nameOf, relativeFile } from "./ids.ts";
+export { caseId, caseName, idFile, idName, relativeFile } from "./ids.ts";
 export {
   type CommandSettings,
   commandSettings,
@@ -26,4 +26,4 @@ export {
   commandTableSchema,
   expandArgv,
   useCommandSettings,
-} from "./settings.ts";
+} from "../../config_command.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { globToRegExp, matchesGlob } from "../node/glob.ts";
-import type { CommandSettings } from "./settings.ts";
+import { globToRegExp, matchesGlob } from "../glob.ts";
+import type { CommandSettings } from "../../config_command.ts";
 
 /** The globs of `[command]`, compiled. */
 export interface CommandPaths {

@@ -14,10 +14,10 @@ import { join, relative } from "node:path";
 import { InterruptedError } from "../../errors.ts";
 import type { GuardEvent, Outcome } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
-import { globToRegExp } from "../node/glob.ts";
-import { caseId, caseName, fileOf, nameOf } from "./ids.ts";
+import { globToRegExp } from "../glob.ts";
+import { caseId, caseName, idFile, idName } from "./ids.ts";
 import { type JUnitCase, parseJUnit } from "./junit.ts";
-import { expandArgv } from "./settings.ts";
+import { expandArgv } from "../../config_command.ts";
 
 /** What a run needs of the runner. */
 export interface CommandRunSpec {
@@ -56,7 +56,7 @@ function lastLine(text: string): string {
  * Run `options.groups` with the command of `spec`. Never throws for what the tree does; throws
  * {@linkcode InterruptedError} when `options.signal` aborts.
  */
-export async function runCommand(
+export async function runTestCommand(
   spec: CommandRunSpec,
   options: RunnerRunOptions,
 ): Promise<RunnerRun> {
@@ -103,7 +103,7 @@ async function runGroup(
   const whole = group.filter((e) => spec.isFile(e));
   const ids = group.filter((e) => !spec.isFile(e));
   // The command is given the files of the tests asked for too.
-  const files = [...new Set([...whole, ...ids.map(fileOf).filter((f) => spec.isFile(f))])];
+  const files = [...new Set([...whole, ...ids.map(idFile).filter((f) => spec.isFile(f))])];
   const report = join(place.dir, "report.xml");
   const pattern = spec.report === "{report}" ? undefined : globToRegExp(spec.report);
   // A report left in the tree by an earlier run (or committed) must not stand for this run's.
@@ -113,8 +113,8 @@ async function runGroup(
     }
   }
   const argv = expandArgv(spec.test, {
-    ids: ids.map(nameOf),
-    names: ids.map(nameOf),
+    ids: ids.map(idName),
+    names: ids.map(idName),
     files,
     report,
   }, spec.join);
@@ -247,11 +247,11 @@ function pick(
   const failures: Record<string, string> = {};
   const wantFiles = new Set(files);
   const wantIds = new Set(ids);
-  const wantNames = new Set(ids.map(nameOf));
+  const wantNames = new Set(ids.map(idName));
   const anyFile = cases.some((c) => c.file);
   for (const c of cases) {
     const id = caseId(c, tree);
-    const file = fileOf(id);
+    const file = idFile(id);
     const byId = wantIds.has(id) || (!c.file && wantNames.has(caseName(c)));
     const byFile = c.file ? wantFiles.has(file) : !anyFile && wantFiles.size > 0;
     const all = files.length === 0 && ids.length === 0;

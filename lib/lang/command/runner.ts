@@ -25,7 +25,7 @@ import type {
   RunnerRunOptions,
   TestRunner,
 } from "../types.ts";
-import { fileOf } from "./ids.ts";
+import { idFile } from "./ids.ts";
 import {
   type CommandPaths,
   commandPaths,
@@ -33,8 +33,8 @@ import {
   isTestPath,
   isTestSource,
 } from "./paths.ts";
-import { runCommand } from "./run.ts";
-import type { CommandSettings } from "./settings.ts";
+import { runTestCommand } from "./run.ts";
+import type { CommandSettings } from "../../config_command.ts";
 
 /** Why static reading of a command project's test file is never sure. */
 export const UNSURE =
@@ -92,7 +92,7 @@ export class CommandRunner implements TestRunner {
   }
   /** `file::Class.name` → `file`. */
   fileOf(id: string): string {
-    return fileOf(id);
+    return idFile(id);
   }
   /** The test itself (a report's cases are separate test cases). */
   within(id: string, test: string): boolean {
@@ -147,12 +147,12 @@ export class CommandRunner implements TestRunner {
   }
   /** The id with its file part at {@linkcode besidePath}. */
   besideId(id: string, author: string): string {
-    const file = fileOf(id);
+    const file = idFile(id);
     return file === id ? id : this.besidePath(file, author) + id.slice(file.length);
   }
   /** A test the report puts in the copy. */
   besideOwns(id: string, beside: string): boolean {
-    return id !== beside && fileOf(id) === beside;
+    return id !== beside && idFile(id) === beside;
   }
   /** Configuration flagged and never applied; skip markers added to the repository's tests flagged. */
   review(paths: readonly ReviewedPath[]): PatchReview {
@@ -171,9 +171,9 @@ export class CommandRunner implements TestRunner {
       describe: `${this.name}: ${this.settings.test.join(" ")}`,
     });
   }
-  /** See {@linkcode runCommand}. */
+  /** See {@linkcode runTestCommand}. */
   run(options: RunnerRunOptions): Promise<RunnerRun> {
-    return runCommand({
+    return runTestCommand({
       name: this.name,
       test: this.settings.test,
       report: this.settings.report,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { globToRegExp, matchesGlob } from "./glob.ts";
+import { globToRegExp, matchesGlob } from "../glob.ts";
 import type { NodeProject, NodeRunnerKind, PackageJson } from "./detect.ts";
 import { parsePackageJson } from "./detect.ts";
 

@@ -30,7 +30,7 @@ import {
 import { type NodeChannel, readNodeChannel } from "./channel.ts";
 import { testId } from "./changed_tests.ts";
 import type { NodeRunnerKind } from "./detect.ts";
-import { escapeRegExp } from "./glob.ts";
+import { escapeRegExp } from "../glob.ts";
 import { nodeFileOf } from "./paths.ts";
 
 /** Test worker processes per group: few, so that a busy machine still keeps time. */

@@ -12,8 +12,8 @@
  * @module
  */
 
-import { z } from "../../deps.ts";
-import { BugboutError } from "../../errors.ts";
+import { z } from "./deps.ts";
+import { BugboutError } from "./errors.ts";
 
 const PLACEHOLDER = /\{(ids|files|report|names)\}/g;
 
