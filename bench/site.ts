@@ -6,7 +6,7 @@
  * render and write them, and the time headless Chromium takes to load the index and a sample of
  * task and attempt pages from disk (every tenth).
  *
- * Usage: `deno run -A bench/site.ts [--tasks 100] [--contestants 8] [--sample 10] [--keep]`
+ * Usage: `deno run -A bench/site.ts [--tasks 100] [--contestants 8] [--sample 10] [--keep] [--quick]`
  *
  * @module
  */
@@ -27,12 +27,14 @@ const { values } = parseArgs({
     contestants: { type: "string", default: "8" },
     sample: { type: "string", default: "10" },
     keep: { type: "boolean", default: false },
+    // CI's check that the bench still runs: three tasks, two contestants, no browser.
+    quick: { type: "boolean", default: false },
   },
 });
 
 const input = generatedInput({
-  tasks: Number(values.tasks),
-  contestants: Number(values.contestants),
+  tasks: values.quick ? 3 : Number(values.tasks),
+  contestants: values.quick ? 2 : Number(values.contestants),
 });
 const site = await siteInput(input, { withTranscript: "*" });
 const dir = await Deno.makeTempDir({ prefix: "bugbout-site-bench-" });
@@ -65,8 +67,10 @@ console.log(
     }`,
 );
 console.log(`  render ${rendered.ms.toFixed(0)} ms, write ${written.ms.toFixed(0)} ms`);
+const indexBytes = sizes.find(([p]) => p === "index.html")![1];
+console.log(`ratio: the whole site is ${(total / indexBytes).toFixed(2)}× its index page's size`);
 
-const chromium = await which("chromium");
+const chromium = values.quick ? null : await which("chromium");
 if (chromium) {
   await using browser = await Chromium.launch(chromium, dir);
   const every = Math.max(1, Math.floor(sizes.length / Number(values.sample)));
