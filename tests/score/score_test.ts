@@ -1,4 +1,4 @@
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { examineAll } from "../../lib/examine/mod.ts";
 import { judgeAll } from "../../lib/judge/mod.ts";
@@ -64,7 +64,16 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   deepEqual(r.sanity?.goldObserved?.["tests/test_lists.py::test_chunk_keeps_last_partial_chunk"], [
     ["textkit/lists.py:chunk", "r", "builtins.list", 0],
   ]);
-  deepEqual(r.patches, {
+  // Every failing hidden test keeps its failure line and traceback (for the attempt pages).
+  for (const [name, p] of Object.entries(r.patches)) {
+    const failing = [...p.failToPass.failing, ...p.passToPass.failing].sort();
+    deepEqual(Object.keys(p.failures ?? {}).sort(), failing, name);
+    for (const f of Object.values(p.failures ?? {})) ok(f.traceback || f.message, name);
+  }
+  const withoutFailures = Object.fromEntries(
+    Object.entries(r.patches).map(([name, { failures: _, ...rest }]) => [name, rest]),
+  );
+  deepEqual(withoutFailures, {
     fixer: patch("resolved", [], [], { ignored: [["tests/test_chunk_fix.py", TEST_IGNORED]] }),
     // Adds a chunk only for a remainder of two or more: [1..5] in twos still loses the 5.
     wrong: patch("wrong-fix", [F2P], [], { ignored: [["tests/test_lists.py", TEST_IGNORED]] }),
