@@ -68,7 +68,7 @@ console.log(
 );
 console.log(`  render ${rendered.ms.toFixed(0)} ms, write ${written.ms.toFixed(0)} ms`);
 const indexBytes = sizes.find(([p]) => p === "index.html")![1];
-console.log(`ratio: the whole site is ${(total / indexBytes).toFixed(2)}× its index page's size`);
+console.log(`ratio: the whole site is ${(total / indexBytes).toFixed(2)}x its index page's size`);
 
 const chromium = values.quick ? null : await which("chromium");
 if (chromium) {

@@ -64,12 +64,14 @@ Deno.test("scoreAll() scores every patch with the hidden tests, hardened, and re
   deepEqual(r.sanity?.goldObserved?.["tests/test_lists.py::test_chunk_keeps_last_partial_chunk"], [
     ["textkit/lists.py:chunk", "r", "builtins.list", 0],
   ]);
-  // Every failing hidden test keeps its failure line and traceback (for the attempt pages).
+  // A failing hidden test that ran keeps its failure line and traceback (for the attempt pages).
   for (const [name, p] of Object.entries(r.patches)) {
-    const failing = [...p.failToPass.failing, ...p.passToPass.failing].sort();
-    deepEqual(Object.keys(p.failures ?? {}).sort(), failing, name);
-    for (const f of Object.values(p.failures ?? {})) ok(f.traceback || f.message, name);
+    const failing = new Set([...p.failToPass.failing, ...p.passToPass.failing]);
+    for (const [id, f] of Object.entries(p.failures ?? {})) {
+      ok(failing.has(id) && (f.traceback || f.message), `${name}: ${id}`);
+    }
   }
+  ok(Object.keys(r.patches.cheater.failures ?? {}).length > 0, "the cheater's failure is kept");
   const withoutFailures = Object.fromEntries(
     Object.entries(r.patches).map(([name, { failures: _, ...rest }]) => [name, rest]),
   );
