@@ -141,7 +141,7 @@ Deno.test("outside lib/lang/, code reaches a language only through the registry 
 });
 
 Deno.test("nothing outside lib/lang/ names a language or branches on one", () => {
-  const names = /(["'`])(python|go|node)\1|(?<!typeof )\blanguage\s*[!=]==\s*["'`]/;
+  const names = /(["'`])(python|go|node|rust)\1|(?<!typeof )\blanguage\s*[!=]==\s*["'`]/;
   const bad: string[] = [];
   for (const [file, text] of texts) {
     // The records' type names every language; an agent's adapter may run a `python` program.

@@ -13,6 +13,7 @@ import "./judge/mod_test.ts";
 import "./judge/policies_test.ts";
 import "./judge/rules_test.ts";
 import "./judge/voices_test.ts";
+import "./lang/results_test.ts";
 import "./mine/clean_test.ts";
 import "./mine/package_test.ts";
 import "./mine/refs_test.ts";

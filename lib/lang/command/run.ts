@@ -10,6 +10,7 @@
  * @module
  */
 
+import { mergeGroups } from "../results.ts";
 import { join, relative } from "node:path";
 import { InterruptedError } from "../../errors.ts";
 import type { GuardEvent, Outcome } from "../../records.ts";
@@ -71,21 +72,7 @@ export async function runTestCommand(
     for (const [index, group] of options.groups.entries()) {
       groups.push(await runGroup(spec, options, { tree, dir: join(runDir, `g${index}`) }, group));
     }
-    const first = groups[0];
-    const worst = groups.find((g) => g.status !== "ok") ?? first;
-    return {
-      status: worst?.status ?? "ok",
-      ...(worst?.cause ? { cause: worst.cause } : {}),
-      ...(worst?.message ? { message: worst.message } : {}),
-      outcomes: Object.assign({}, ...groups.map((g) => g.outcomes)),
-      durations: Object.assign({}, ...groups.map((g) => g.durations)),
-      failures: Object.assign({}, ...groups.map((g) => g.failures ?? {})),
-      tamper: groups.flatMap((g) => g.tamper),
-      suspect: groups.flatMap((g) => g.suspect),
-      exitCode: null,
-      durationMs: Math.round(performance.now() - started),
-      groups,
-    };
+    return mergeGroups(groups, Math.round(performance.now() - started));
   } finally {
     await Deno.remove(runDir, { recursive: true }).catch(() => {});
   }

@@ -27,7 +27,7 @@ import { join } from "node:path";
 import { copyTree } from "../../checkout.ts";
 import { InterruptedError } from "../../errors.ts";
 import { readTextIfExists, removeIfExists, statIfExists } from "../../fs.ts";
-import { infraCause } from "../results.ts";
+import { mergeGroups, worseStatus } from "../results.ts";
 import type { RunStatus } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import type { SandboxResult } from "../../sandbox/types.ts";
@@ -41,14 +41,6 @@ const OUTPUT_CAP = 256 * 1024 * 1024;
 const GRACE_MS = 15_000;
 /** Compiling is the toolchain's work, not the tests': it gets at least this long. */
 const COMPILE_MS = 600_000;
-
-const SEVERITY: Record<RunStatus, number> = {
-  ok: 0,
-  timeout: 1,
-  "out-of-memory": 2,
-  "infra-error": 3,
-  tampered: 4,
-};
 
 /** What a group asks of one package. */
 interface PackageRequest {
@@ -139,38 +131,10 @@ export async function runGo(options: RunnerRunOptions): Promise<RunnerRun> {
     for (const [index, group] of options.groups.entries()) {
       groups.push(await runGroup(options, { tree, runDir, gocache, index }, group));
     }
-    return merge(groups, Math.round(performance.now() - started));
+    return mergeGroups(groups, Math.round(performance.now() - started));
   } finally {
     await removeIfExists(runDir);
   }
-}
-
-function merge(groups: RunnerGroupRun[], durationMs: number): RunnerRun {
-  const run: RunnerRun = {
-    status: "ok",
-    outcomes: {},
-    durations: {},
-    tamper: [],
-    suspect: [],
-    exitCode: null,
-    durationMs,
-    groups,
-  };
-  const failures: Record<string, string> = {};
-  for (const g of groups) {
-    Object.assign(run.outcomes, g.outcomes);
-    Object.assign(run.durations, g.durations);
-    Object.assign(failures, g.failures ?? {});
-    run.tamper.push(...g.tamper);
-    run.suspect.push(...g.suspect);
-    if (SEVERITY[g.status] > SEVERITY[run.status]) {
-      run.status = g.status;
-      run.message = g.message;
-    }
-  }
-  if (Object.keys(failures).length) run.failures = failures;
-  if (run.status === "infra-error") run.cause = infraCause(run.message ?? "");
-  return run;
 }
 
 /** Where a group's binaries and logs are made, and the build cache they compile with. */
@@ -226,7 +190,7 @@ class GroupRuns {
   }
 
   #worsen(status: RunStatus) {
-    if (SEVERITY[status] > SEVERITY[this.out.status]) this.out.status = status;
+    this.out.status = worseStatus(this.out.status, status);
   }
 
   /** The package's requested tests did not run: the group is cut short with `status`. */

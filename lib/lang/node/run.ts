@@ -17,8 +17,7 @@
 import { join } from "node:path";
 import { InterruptedError } from "../../errors.ts";
 import { readTextIfExists, removeIfExists } from "../../fs.ts";
-import { infraCause } from "../results.ts";
-import type { GuardEvent } from "../../records.ts";
+import { mergeGroups } from "../results.ts";
 import type { Outcome, RunStatus } from "../../records.ts";
 import type { RunnerGroupRun, RunnerRun, RunnerRunOptions } from "../types.ts";
 import {
@@ -97,8 +96,6 @@ async function linkModules(tree: string, nodeModules: string): Promise<void> {
     await Deno.symlink(join(nodeModules, entry.name), join(dir, entry.name));
   }
 }
-
-const WORSE: RunStatus[] = ["tampered", "infra-error", "out-of-memory", "timeout", "ok"];
 
 /** Turn a group's channel and exit into its outcomes. Pure. */
 export function classifyGroup(input: {
@@ -232,25 +229,7 @@ export async function runNodeTests(
   } finally {
     await removeIfExists(runDir);
   }
-  const status = WORSE.find((s) => groups.some((g) => g.status === s)) ?? "ok";
-  const tamper: GuardEvent[] = groups.flatMap((g) => g.tamper);
-  const suspect: GuardEvent[] = groups.flatMap((g) => g.suspect);
-  const messages = groups.map((g) => g.message).filter((m): m is string => !!m);
-  const failures = Object.assign({}, ...groups.map((g) => g.failures ?? {}));
-  const message = messages.length ? [...new Set(messages)].join("\n") : undefined;
-  return {
-    status,
-    ...(status === "infra-error" ? { cause: infraCause(message ?? "") } : {}),
-    outcomes: Object.assign({}, ...groups.map((g) => g.outcomes)),
-    durations: Object.assign({}, ...groups.map((g) => g.durations)),
-    ...(Object.keys(failures).length ? { failures } : {}),
-    ...(message ? { message } : {}),
-    tamper,
-    suspect,
-    exitCode: null,
-    durationMs: Math.round(performance.now() - started),
-    groups,
-  };
+  return mergeGroups(groups, Math.round(performance.now() - started));
 }
 
 async function runGroup(input: {

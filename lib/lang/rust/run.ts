@@ -8,6 +8,7 @@
  * @module
  */
 
+import { mergeGroups } from "../results.ts";
 import { join } from "node:path";
 import { InterruptedError } from "../../errors.ts";
 import type { GuardEvent, Outcome } from "../../records.ts";
@@ -64,20 +65,7 @@ export async function runRust(spec: RustRunSpec, options: RunnerRunOptions): Pro
     await Deno.chmod(dir, 0o777);
     const groups: RunnerGroupRun[] = [];
     for (const group of options.groups) groups.push(await runGroup(spec, options, dir, group));
-    const worst = groups.find((g) => g.status !== "ok") ?? groups[0];
-    return {
-      status: worst?.status ?? "ok",
-      ...(worst?.cause ? { cause: worst.cause } : {}),
-      ...(worst?.message ? { message: worst.message } : {}),
-      outcomes: Object.assign({}, ...groups.map((g) => g.outcomes)),
-      durations: {},
-      failures: Object.assign({}, ...groups.map((g) => g.failures ?? {})),
-      tamper: groups.flatMap((g) => g.tamper),
-      suspect: groups.flatMap((g) => g.suspect),
-      exitCode: null,
-      durationMs: Math.round(performance.now() - started),
-      groups,
-    };
+    return mergeGroups(groups, Math.round(performance.now() - started));
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
