@@ -145,6 +145,20 @@ export function compactUsage(usage: TokenUsage): TokenUsage | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/** Anthropic usage: `input_tokens` leaves out cache reads and writes, so they are added back. */
+export function anthropicUsage(usage: Json | undefined): TokenUsage | undefined {
+  if (!usage) return undefined;
+  const plain = num(usage.input_tokens);
+  const read = num(usage.cache_read_input_tokens);
+  const write = num(usage.cache_creation_input_tokens);
+  return compactUsage({
+    input: plain === undefined ? undefined : plain + (read ?? 0) + (write ?? 0),
+    cachedInput: read,
+    cacheWrite: write,
+    output: num(usage.output_tokens),
+  });
+}
+
 /** Add token counts field by field; a field stays undefined unless some part reports it. */
 export function sumUsage(parts: readonly (TokenUsage | undefined)[]): TokenUsage | undefined {
   const out: TokenUsage = {};

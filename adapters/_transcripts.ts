@@ -12,8 +12,7 @@
  * @module
  */
 
-import type { TokenUsage } from "./agent.ts";
-import { compactUsage, isObject, type Json, jsonLines, num, obj, str } from "./_common.ts";
+import { anthropicUsage, compactUsage, isObject, jsonLines, num, obj, str } from "./_common.ts";
 import type { TranscriptStep, TranscriptToolCall } from "../lib/transcript/types.ts";
 
 function text(value: unknown): string {
@@ -90,19 +89,6 @@ export function codexTranscript(stdout: string): TranscriptStep[] {
     }
   }
   return steps;
-}
-
-/** Anthropic usage of one message: input counts cache reads and writes back in. */
-function anthropicUsage(usage: Json | undefined): TokenUsage | undefined {
-  if (!usage) return undefined;
-  const plain = num(usage.input_tokens);
-  const read = num(usage.cache_read_input_tokens);
-  const write = num(usage.cache_creation_input_tokens);
-  return compactUsage({
-    input: plain === undefined ? undefined : plain + (read ?? 0) + (write ?? 0),
-    cachedInput: read,
-    cacheWrite: write,
-  });
 }
 
 const EXIT_CODE = /\bExit code:? (\d+)/i;

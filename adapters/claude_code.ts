@@ -24,7 +24,7 @@ import type {
 } from "./agent.ts";
 import {
   AgentBase,
-  compactUsage,
+  anthropicUsage,
   hostConfigDir,
   hostPort,
   type Json,
@@ -128,7 +128,7 @@ class ClaudeCode extends AgentBase<ClaudeCodeOptions> implements CodingAgent {
       if (event.type !== "assistant") continue;
       const message = obj(event.message);
       const id = str(message?.id) ?? String(byMessage.size);
-      const usage = usageOf(obj(message?.usage));
+      const usage = anthropicUsage(obj(message?.usage));
       if (usage) delete usage.output;
       byMessage.set(id, usage);
       const text = textOf(message);
@@ -147,27 +147,13 @@ function fromResult(result: Json, output: RunOutput): AgentReport {
   const quota = failed &&
     (result.api_error_status === 429 || matchesAny([text, output.stderr], QUOTA));
   const report: AgentReport = {
-    tokens: usageOf(obj(result.usage)),
+    tokens: anthropicUsage(obj(result.usage)),
     costUsd: num(result.total_cost_usd),
     quota,
   };
   if (failed) report.error = text || str(result.subtype) || `exit code ${output.exitCode}`;
   else report.summary = text;
   return report;
-}
-
-/** Anthropic usage: `input_tokens` leaves out cache reads and writes, so they are added back. */
-function usageOf(usage: Json | undefined): TokenUsage | undefined {
-  if (!usage) return undefined;
-  const plain = num(usage.input_tokens);
-  const read = num(usage.cache_read_input_tokens);
-  const write = num(usage.cache_creation_input_tokens);
-  return compactUsage({
-    input: plain === undefined ? undefined : plain + (read ?? 0) + (write ?? 0),
-    cachedInput: read,
-    cacheWrite: write,
-    output: num(usage.output_tokens),
-  });
 }
 
 function textOf(message: Json | undefined): string | undefined {
