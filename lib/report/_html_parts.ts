@@ -9,6 +9,7 @@ import { RESOLUTION_OUTCOMES, type ResolutionOutcome } from "../records.ts";
 import { OUTCOME_LABELS } from "./_format.ts";
 import { escapeHtml as esc, OUTCOME_COLORS } from "./_svg.ts";
 import type { TableData } from "./_table_data.ts";
+import { HTML_STYLE } from "./_html_style.ts";
 
 /** HTML that is already safe, as opposed to text to escape. */
 export interface Raw {
@@ -94,4 +95,23 @@ export function legend(
 /** The colours of patch outcomes, and further notes, as a legend line. */
 export function outcomeLegend(...notes: string[]): string {
   return legend(RESOLUTION_OUTCOMES.map((o) => [OUTCOME_COLORS[o], OUTCOME_LABELS[o]]), ...notes);
+}
+
+/**
+ * The start of every report page up to `<body>`: no script, nothing fetched (its Content Security
+ * Policy allows inline styles and data: images only), the report's styles and then `style`.
+ */
+export function pageHead(title: string, generator: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="generator" content="bugbout ${esc(generator)}">
+<title>${esc(title)}</title>
+<style>${HTML_STYLE}${style}</style>
+</head>
+<body>
+`;
 }

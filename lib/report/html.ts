@@ -18,8 +18,16 @@ import {
   outcomesChart,
   pickingChart,
 } from "./_svg.ts";
-import { HTML_STYLE } from "./_html_style.ts";
-import { legend, name, outcomeLegend, paragraphs, raw, strong, tableHtml } from "./_html_parts.ts";
+import {
+  legend,
+  name,
+  outcomeLegend,
+  pageHead,
+  paragraphs,
+  raw,
+  strong,
+  tableHtml,
+} from "./_html_parts.ts";
 import { TASKS_STYLE, tasksHtml } from "./_html_tasks.ts";
 import { CUTOFF_TITLE, type ReportTables, reportTables } from "./_tables.ts";
 import { type Report, SECTION_TITLES, type SectionId } from "./types.ts";
@@ -48,18 +56,7 @@ export function renderHtml(report: Report): string {
   const notice = report.noScoredTask
     ? `<div class="notice" role="status" id="no-scored-task">${esc(report.noScoredTask)}</div>`
     : "";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="generator" content="bugbout ${esc(report.bugbout)}">
-<title>${esc(reportTitle(report))}</title>
-<style>${HTML_STYLE}${TASKS_STYLE}</style>
-</head>
-<body>
-<main>
+  return `${pageHead(reportTitle(report), report.bugbout, TASKS_STYLE)}<main>
 <header><h1>${esc(reportTitle(report))}</h1><p class="sub">${
     esc(reportSubtitle(report))
   }</p></header>

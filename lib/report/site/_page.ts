@@ -8,7 +8,7 @@
  * @module
  */
 
-import { HTML_STYLE } from "../_html_style.ts";
+import { pageHead } from "../_html_parts.ts";
 import { escapeHtml as esc } from "../_svg.ts";
 
 export { esc };
@@ -83,18 +83,7 @@ export function page(options: {
 }): string {
   const crumbs = options.crumbs.map(([href, text]) => `<a href="${esc(href)}">${esc(text)}</a>`)
     .join(" › ");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="generator" content="bugbout ${esc(options.generator)}">
-<title>${esc(options.title)}</title>
-<style>${HTML_STYLE}${SITE_STYLE}</style>
-</head>
-<body>
-<main>
+  return `${pageHead(options.title, options.generator, SITE_STYLE)}<main>
 <p class="crumbs">${crumbs}</p>
 <header><h1>${esc(options.title)}</h1></header>
 ${options.body}
