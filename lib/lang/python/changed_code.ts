@@ -18,9 +18,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
-import { BugboutError } from "../../errors.ts";
-import { run } from "../../proc.ts";
+import { askPython } from "./changed_tests.ts";
 
 const SCRIPT = String.raw`
 import ast, json, sys
@@ -145,25 +143,12 @@ export async function changedFunctions(
   signal?: AbortSignal,
 ): Promise<([number, number][] | null)[]> {
   if (modules.length === 0) return [];
-  const result = await run([python, "-I", "-c", SCRIPT], {
-    env: { PATH: `${dirname(python)}:/usr/bin:/bin`, LANG: "C.UTF-8" },
-    clearEnv: true,
-    stdin: JSON.stringify(modules),
-    okCodes: "any",
-    timeoutMs: 300_000,
-    maxOutputBytes: 64 * 1024 * 1024,
+  return await askPython<[number, number][] | null>(
+    python,
+    SCRIPT,
+    JSON.stringify(modules),
+    modules.length,
+    "modules",
     signal,
-  });
-  if (result.code !== 0) {
-    throw new BugboutError(
-      `Cannot compare modules with ${python}: ${
-        result.stderr.trim().split("\n").slice(-5).join("\n")
-      }`,
-    );
-  }
-  const answers = JSON.parse(result.stdout) as ([number, number][] | null)[];
-  if (!Array.isArray(answers) || answers.length !== modules.length) {
-    throw new BugboutError(`Cannot compare modules with ${python}: unexpected answer.`);
-  }
-  return answers;
+  );
 }

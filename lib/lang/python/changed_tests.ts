@@ -134,7 +134,30 @@ export async function changedTests(
     rules: { functions: rules.functions, classes: rules.classes },
     items: modules,
   });
-  const result = await run([python, "-I", "-c", SCRIPT], {
+  return await askPython<ChangedTests>(
+    python,
+    SCRIPT,
+    request,
+    modules.length,
+    "test modules",
+    signal,
+  );
+}
+
+/**
+ * Run `script` in an isolated `python` with `request` on its standard input, and read its answer:
+ * a JSON array of `count` items, one per item asked about. Throws a `BugboutError` naming `what`
+ * when the script fails or answers otherwise.
+ */
+export async function askPython<T>(
+  python: string,
+  script: string,
+  request: string,
+  count: number,
+  what: string,
+  signal?: AbortSignal,
+): Promise<T[]> {
+  const result = await run([python, "-I", "-c", script], {
     env: { PATH: `${dirname(python)}:/usr/bin:/bin`, LANG: "C.UTF-8" },
     clearEnv: true,
     stdin: request,
@@ -145,14 +168,14 @@ export async function changedTests(
   });
   if (result.code !== 0) {
     throw new BugboutError(
-      `Cannot compare test modules with ${python}: ${
+      `Cannot compare ${what} with ${python}: ${
         result.stderr.trim().split("\n").slice(-5).join("\n")
       }`,
     );
   }
-  const answers = JSON.parse(result.stdout) as ChangedTests[];
-  if (!Array.isArray(answers) || answers.length !== modules.length) {
-    throw new BugboutError(`Cannot compare test modules with ${python}: unexpected answer.`);
+  const answers = JSON.parse(result.stdout) as T[];
+  if (!Array.isArray(answers) || answers.length !== count) {
+    throw new BugboutError(`Cannot compare ${what} with ${python}: unexpected answer.`);
   }
   return answers;
 }
